@@ -1,0 +1,5 @@
+-- sqlanon: every macro, for the DuckDB shell.
+--   From the repository root:   .read macros/sqlanon.sql
+--   From anywhere:              sqlanon macros > sqlanon_all.sql   then   .read sqlanon_all.sql
+-- sqlanon.install(con) loads the same files in the same order (the .read lines below).
+-- One concern per file; add a file here when you add one to macros/.

@@ -1,0 +1,122 @@
+"""Identifiers: the one place where names become SQL.
+
+Every table or column name that reaches SQL text goes through :func:`quote`;
+every value goes in as a parameter. :func:`require_table` and
+:func:`require_columns` check names against the catalog first, so a typo gets
+an error that names the table or column and lists what exists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import duckdb
+
+from .errors import SqlanonError
+
+_PROJECT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
+
+
+def quote(name: str) -> str:
+    '''Quote one identifier for DuckDB, doubling embedded double quotes.
+
+    >>> quote('adult')
+    '"adult"'
+    >>> quote('x"; DROP TABLE t; --')
+    '"x""; DROP TABLE t; --"'
+    '''
+    if not isinstance(name, str) or name == "":
+        raise SqlanonError(f"identifier must be a non-empty string, got {name!r}")
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_list(names: Iterable[str]) -> str:
+    """Comma-separated quoted identifiers."""
+    return ", ".join(quote(n) for n in names)
+
+
+def check_project(project: str) -> str:
+    """Project names become parts of table names (``sqlanon_<project>_qit``), so
+    they are restricted to letters, digits and ``_`` (starting with a letter)."""
+    if not isinstance(project, str) or not _PROJECT_RE.match(project):
+        raise SqlanonError(
+            f"project name {project!r} is not valid: use 1-63 letters, digits or '_', starting with a letter"
+        )
+    return project
+
+
+def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
+    """Column name -> DuckDB type of ``table`` (a table or view name, unqualified
+    or ``schema.table``). Raises SqlanonError naming the table if it is missing."""
+    parts = table.split(".") if "." in table and not _exists(con, table) else [table]
+    rel = ".".join(quote(p) for p in parts)
+    try:
+        rows = con.execute(f"DESCRIBE {rel}").fetchall()
+    except duckdb.Error as exc:
+        raise SqlanonError(
+            f"table {table!r} does not exist; create it first or check the name (names are case-sensitive when quoted)"
+        ) from exc
+    return {r[0]: r[1] for r in rows}
+
+
+def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    try:
+        con.execute(f"DESCRIBE {quote(table)}")
+        return True
+    except duckdb.Error:
+        return False
+
+
+def qualified(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """Quoted relation name for ``table``, accepting ``schema.table``."""
+    if _exists(con, table):
+        return quote(table)
+    return ".".join(quote(p) for p in table.split("."))
+
+
+def require_table(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
+    """Like :func:`table_columns`; the name says what it is for."""
+    return table_columns(con, table)
+
+
+def require_columns(
+    con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str], *, role: str = "column"
+) -> dict[str, str]:
+    """Check that every name in ``columns`` is a column of ``table``; return the
+    table's columns. ``role`` (e.g. "QI column", "SA column") goes in the error."""
+    cols = table_columns(con, table)
+    if isinstance(columns, str):
+        columns = [columns]
+    missing = [c for c in columns if c not in cols]
+    if missing:
+        raise SqlanonError(
+            f"{role} {missing[0]!r} is not a column of table {table!r}; its columns are: {', '.join(cols)}"
+        )
+    return cols
+
+
+def require_qi(con: duckdb.DuckDBPyConnection, table: str, qi: Sequence[str]) -> list[str]:
+    """Validate a QI list: non-empty, no duplicates, every column present."""
+    if isinstance(qi, str):
+        qi = [qi]
+    qi = list(qi)
+    if not qi:
+        raise SqlanonError(f"the QI column list for table {table!r} is empty; name at least one quasi-identifier")
+    dup = {c for c in qi if qi.count(c) > 1}
+    if dup:
+        raise SqlanonError(f"QI column {sorted(dup)[0]!r} is listed twice for table {table!r}")
+    require_columns(con, table, qi, role="QI column")
+    return qi
+
+
+def require_m(m, *, name: str = "m") -> int:
+    """m (or l) must be an integer >= 2."""
+    if isinstance(m, bool) or not isinstance(m, int):
+        if isinstance(m, float) and m.is_integer():
+            m = int(m)
+        else:
+            raise SqlanonError(f"{name} must be an integer >= 2, got {m!r}")
+    if m < 2:
+        raise SqlanonError(f"{name} must be an integer >= 2, got {m}")
+    return m
