@@ -3,3 +3,4 @@
 --   From anywhere:              sqlanon macros > sqlanon_all.sql   then   .read sqlanon_all.sql
 -- sqlanon.install(con) loads the same files in the same order (the .read lines below).
 -- One concern per file; add a file here when you add one to macros/.
+.read macros/published.sql
