@@ -4,3 +4,6 @@
 -- sqlanon.install(con) loads the same files in the same order (the .read lines below).
 -- One concern per file; add a file here when you add one to macros/.
 .read macros/published.sql
+.read macros/audit_history.sql
+.read macros/audit_comparison.sql
+.read macros/anatomy_groups.sql
