@@ -2,7 +2,8 @@
 
 from .errors import SqlanonError
 from .install import Installed, bundle, connect, install
+from .audit import AuditReport, audit
 
 __version__ = "0.1.0"
 
-__all__ = ["SqlanonError", "Installed", "bundle", "connect", "install", "__version__"]
+__all__ = ["AuditReport", "audit", "SqlanonError", "Installed", "bundle", "connect", "install", "__version__"]

@@ -20,5 +20,33 @@ def macros_cmd() -> None:
     click.echo(bundle())
 
 
+@main.command("audit")
+@click.argument("db", type=click.Path(exists=True, dir_okay=False))
+@click.argument("project")
+@click.option("--m", "m", type=int, required=True, help="Privacy parameter: m of m-invariance (l of l-diversity).")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Also write the findings to this CSV file.")
+def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
+    """Audit every release of PROJECT in database DB against an adversary who
+    holds them all. Exit status 0 when safe, 1 when the audit finds attacks."""
+    from .audit import audit
+    from .errors import SqlanonError
+    from .install import connect
+
+    # macros live in an in-memory catalog; the audited database is attached read-only
+    con = connect()
+    con.execute("ATTACH ? AS sqlanon_audited (READ_ONLY)", [db])
+    con.execute("SET search_path = 'sqlanon_audited.main,memory.main'")
+    try:
+        report = audit(con, project, m)
+    except SqlanonError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        con.close()
+    click.echo(report.summary())
+    if csv_path:
+        report.findings.to_csv(csv_path, index=False)
+    raise SystemExit(0 if report.verdict == "safe" else 1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
