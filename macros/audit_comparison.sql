@@ -38,11 +38,11 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
         WHERE r_old IS NOT NULL
     ),
     -- QI multiset of every group, and of every release
-    gk AS (SELECT release, group_id, k, any_value(qi) AS qi, count(*) AS c FROM q GROUP BY release, group_id, k),
-    kc AS (SELECT release, k, sum(c) AS n FROM gk GROUP BY release, k),
-    gsize AS (SELECT release, group_id, sum(c) AS size FROM gk GROUP BY release, group_id),
+    gk AS MATERIALIZED (SELECT release, group_id, k, any_value(qi) AS qi, count(*) AS c FROM q GROUP BY release, group_id, k),
+    kc AS MATERIALIZED (SELECT release, k, sum(c) AS n FROM gk GROUP BY release, k),
+    gsize AS MATERIALIZED (SELECT release, group_id, sum(c) AS size FROM gk GROUP BY release, group_id),
     -- SA multiset of every group
-    sa AS (
+    sa AS MATERIALIZED (
         SELECT release, group_id, v, sum(count) AS c
         FROM (SELECT release, group_id,
                      COLUMNS(lambda c: c NOT IN ('release', 'group_id', 'count'))::VARCHAR AS v, count
@@ -51,7 +51,7 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
         GROUP BY release, group_id, v
     ),
     -- related groups: old group g_old and new group g_new share a QI tuple; s = shared records
-    e AS (
+    e AS MATERIALIZED (
         SELECT r.r_old, r.r_new, o.group_id AS g_old, n.group_id AS g_new, sum(least(o.c, n.c)) AS s
         FROM rels AS r
         JOIN gk AS o ON o.release = r.r_old
@@ -118,15 +118,13 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
                sum(m.size) FILTER (WHERE m.side = 1) AS size_b,
                any_value(sh.s) AS s
         FROM ccr AS m
-        JOIN (SELECT r_new, comp, sum(least(no, nn)) AS s
-              FROM (SELECT DISTINCT ccr.r_new, ccr.comp, gk.k, ko.n AS no, kn.n AS nn
-                    FROM ccr JOIN gk ON gk.release = ccr.r_old AND gk.group_id = ccr.g AND ccr.side = 0
-                    JOIN kc AS ko ON ko.release = ccr.r_old AND ko.k = gk.k
-                    JOIN kc AS kn ON kn.release = ccr.r_new AND kn.k = gk.k)
-              GROUP BY r_new, comp) AS sh ON sh.r_new = m.r_new AND sh.comp = m.comp
+        -- a linked QI tuple is unique in both releases, so it is one edge: s = sum of the edges' s
+        JOIN (SELECT cc.r_new, cc.comp, sum(e.s) AS s
+              FROM cc JOIN e ON e.r_new = cc.r_new AND cc.side = 0 AND e.g_old = cc.g
+              GROUP BY cc.r_new, cc.comp) AS sh ON sh.r_new = m.r_new AND sh.comp = m.comp
         GROUP BY m.r_old, m.r_new, m.comp
     ),
-    cand AS (
+    cand AS MATERIALIZED (
         SELECT r_old, r_new, ga, gb, any_value(size_a) AS size_a, any_value(size_b) AS size_b, any_value(s) AS s,
                row_number() OVER () AS cid
         FROM (FROM c_pair UNION ALL FROM c_old UNION ALL FROM c_new UNION ALL FROM c_comp)
@@ -134,7 +132,7 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
         GROUP BY r_old, r_new, ga, gb
     ),
     -- SA multiset differences of the contained candidates
-    mem AS (
+    mem AS MATERIALIZED (
         SELECT cid, r_old AS release, 0 AS side, unnest(ga) AS group_id FROM cand
         UNION ALL
         SELECT cid, r_new, 1, unnest(gb) FROM cand

@@ -26,13 +26,19 @@ CREATE OR REPLACE MACRO sqlanon__persons(project) AS TABLE
     WHERE id IS NOT NULL AND NOT coalesce(is_counterfeit, false);
 COMMENT ON MACRO TABLE sqlanon__persons IS 'Internal: release, id, group_id, sa (VARCHAR) of every real (non-counterfeit) person in a project''s membership.';
 
+-- Internal: per person and release, the group, its signature and the true SA (unordered).
+CREATE OR REPLACE MACRO sqlanon__history(project) AS TABLE
+    SELECT p.id, p.release, p.group_id, g.signature, p.sa
+    FROM sqlanon__persons(project) AS p
+    JOIN sqlanon__group_signatures(project) AS g USING (release, group_id);
+COMMENT ON MACRO TABLE sqlanon__history IS 'Internal: id, release, group_id, signature, sa (true SA as VARCHAR) of every real person, unordered.';
+
 -- Per person and release: the group and its signature (what the adversary learns
 -- about the person from that release, if he can locate the person's group).
 CREATE OR REPLACE MACRO sqlanon_signature_history(project) AS TABLE
-    SELECT p.id, p.release, p.group_id, g.signature
-    FROM sqlanon__persons(project) AS p
-    JOIN sqlanon__group_signatures(project) AS g USING (release, group_id)
-    ORDER BY p.id, p.release;
+    SELECT id, release, group_id, signature
+    FROM sqlanon__history(project)
+    ORDER BY id, release;
 COMMENT ON MACRO TABLE sqlanon_signature_history IS 'Signature history of a project: id, release, group_id, signature (sorted list of the SA values of the person''s group, as VARCHAR).';
 
 -- Release diff between releases a < b: every person in a or b, classified
@@ -70,15 +76,14 @@ COMMENT ON MACRO TABLE sqlanon_release_diff IS 'Release diff of a project betwee
 -- changed; exempt is an updated person (true SA changed) whose new signature is
 -- disjoint from the old one (seed 003: equal or disjoint). 'not_m_unique': the
 -- person's group in a release has fewer than m distinct SA values or repeats one.
-CREATE OR REPLACE MACRO sqlanon_signature_violations(project, m) AS TABLE
+CREATE OR REPLACE MACRO sqlanon__signature_violations(project, m) AS TABLE
     WITH rels AS (
         SELECT release, row_number() OVER (ORDER BY release) AS pos
         FROM (SELECT DISTINCT release FROM query_table('sqlanon_' || project || '_st'))
     ),
     h AS (
-        SELECT s.id, s.release, s.group_id, s.signature, p.sa, r.pos
-        FROM sqlanon_signature_history(project) AS s
-        JOIN sqlanon__persons(project) AS p USING (release, id)
+        SELECT s.id, s.release, s.group_id, s.signature, s.sa, r.pos
+        FROM sqlanon__history(project) AS s
         JOIN rels AS r USING (release)
     ),
     st AS (
@@ -105,17 +110,19 @@ CREATE OR REPLACE MACRO sqlanon_signature_violations(project, m) AS TABLE
     SELECT h.id, 'not_m_unique', h.release, h.release, h.signature, h.signature
     FROM h
     JOIN st USING (release, group_id)
-    WHERE st.n_distinct < m OR st.max_count > 1
-    ORDER BY 1, 3, 2;
+    WHERE st.n_distinct < m OR st.max_count > 1;
+COMMENT ON MACRO TABLE sqlanon__signature_violations IS 'Internal: sqlanon_signature_violations, unordered.';
+CREATE OR REPLACE MACRO sqlanon_signature_violations(project, m) AS TABLE
+    SELECT * FROM sqlanon__signature_violations(project, m) ORDER BY id, release_from, violation;
 COMMENT ON MACRO TABLE sqlanon_signature_violations IS 'm-invariance violations of a project: id, violation (signature_changed | not_m_unique), release_from, release_to, signature_from, signature_to.';
 
 -- Collusion (seed 003 Definition 1): two signatures of the same person, over any
 -- two releases (not only consecutive ones), that share 1 to m-1 values. Each
 -- distinct signature of a person appears once, with the releases it was seen in.
-CREATE OR REPLACE MACRO sqlanon_collusion_violations(project, m) AS TABLE
+CREATE OR REPLACE MACRO sqlanon__collusion_violations(project, m) AS TABLE
     WITH ps AS (
         SELECT id, signature, list(release ORDER BY release) AS releases
-        FROM sqlanon_signature_history(project)
+        FROM sqlanon__history(project)
         GROUP BY id, signature
     )
     SELECT a.id, a.releases AS releases_a, b.releases AS releases_b,
@@ -123,8 +130,10 @@ CREATE OR REPLACE MACRO sqlanon_collusion_violations(project, m) AS TABLE
            list_sort(list_intersect(a.signature, b.signature)) AS common
     FROM ps AS a
     JOIN ps AS b ON a.id = b.id AND a.releases[1] < b.releases[1]
-    WHERE len(list_intersect(a.signature, b.signature)) BETWEEN 1 AND m - 1
-    ORDER BY 1, 2, 3;
+    WHERE len(list_intersect(a.signature, b.signature)) BETWEEN 1 AND m - 1;
+COMMENT ON MACRO TABLE sqlanon__collusion_violations IS 'Internal: sqlanon_collusion_violations, unordered.';
+CREATE OR REPLACE MACRO sqlanon_collusion_violations(project, m) AS TABLE
+    SELECT * FROM sqlanon__collusion_violations(project, m) ORDER BY id, releases_a, releases_b;
 COMMENT ON MACRO TABLE sqlanon_collusion_violations IS 'Collusion violations of a project (seed 003 Def. 1): id, releases_a, releases_b, signature_a, signature_b, common (1..m-1 shared SA values).';
 
 -- Intersection attack (worst case, docs/audit.md): the adversary knows the
@@ -133,25 +142,28 @@ COMMENT ON MACRO TABLE sqlanon_collusion_violations IS 'Collusion violations of 
 -- those groups' signatures. Rows: persons left with 1 to m-1 candidates
 -- (1 = disclosed). 0 candidates (the SA changed) contradicts the adversary's
 -- assumption and is not reported. correct: the person's latest true SA is a candidate.
-CREATE OR REPLACE MACRO sqlanon_intersection_attack(project, m) AS TABLE
-    WITH h AS (
-        SELECT s.id, s.release, s.signature, p.sa
-        FROM sqlanon_signature_history(project) AS s
-        JOIN sqlanon__persons(project) AS p USING (release, id)
-    ),
-    agg AS (
-        SELECT id,
-               list(release ORDER BY release) AS releases,
-               list_sort(list_reduce(list(signature), lambda x, y: list_intersect(x, y))) AS candidates,
+CREATE OR REPLACE MACRO sqlanon__intersection_attack(project, m) AS TABLE
+    WITH h AS (SELECT id, release, signature, sa FROM sqlanon__history(project)),
+    per AS (
+        SELECT id, count(*) AS n_releases, list(release ORDER BY release) AS releases,
                arg_max(sa, release) AS true_sa
-        FROM h
-        GROUP BY id
+        FROM h GROUP BY id
+    ),
+    -- a value is a candidate when it is in the signature of every release of the person
+    seen AS (SELECT id, v, count(*) AS n FROM (SELECT id, unnest(signature) AS v FROM h) GROUP BY id, v),
+    cand AS (
+        SELECT seen.id, list_sort(list(seen.v)) AS candidates
+        FROM seen JOIN per USING (id)
+        WHERE seen.n = per.n_releases
+        GROUP BY seen.id
+        HAVING count(*) < m
     )
-    SELECT id, releases, len(releases) AS n_releases, candidates,
+    SELECT id, releases, n_releases, candidates,
            len(candidates) AS n_candidates,
            len(candidates) = 1 AS disclosed,
            list_contains(candidates, true_sa) AS correct
-    FROM agg
-    WHERE len(candidates) BETWEEN 1 AND m - 1
-    ORDER BY id;
+    FROM cand JOIN per USING (id);
+COMMENT ON MACRO TABLE sqlanon__intersection_attack IS 'Internal: sqlanon_intersection_attack, unordered.';
+CREATE OR REPLACE MACRO sqlanon_intersection_attack(project, m) AS TABLE
+    SELECT * FROM sqlanon__intersection_attack(project, m) ORDER BY id;
 COMMENT ON MACRO TABLE sqlanon_intersection_attack IS 'Intersection attack on a project: id, releases, n_releases, candidates (SA values left after intersecting the person''s group signatures), n_candidates (1..m-1), disclosed (exactly one left), correct (latest true SA among them).';

@@ -24,6 +24,7 @@ number of findings). Releases are read only through the release contract
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import duckdb
@@ -32,9 +33,9 @@ import pandas as pd
 from .errors import SqlanonError
 from .ident import check_project, quote, require_m
 
-FINDING_COLUMNS = ["check", "kind", "id", "releases", "groups", "targets", "values", "disclosed"]
+FINDING_COLUMNS = ["check", "kind", "id", "releases", "groups", "targets", "values", "disclosed", "n_disclosed"]
 
-#: macro name -> check name in the findings table
+#: check name -> the macro that implements it
 CHECKS = {
     "intersection": "sqlanon_intersection_attack",
     "collusion": "sqlanon_collusion_violations",
@@ -42,55 +43,100 @@ CHECKS = {
     "comparison": "sqlanon_comparison_attacks",
 }
 
+# One SELECT per check, mapping its macro's rows to the findings columns. The
+# project and m are parameters; nothing here is built from user input.
+_FINDINGS_SQL = {
+    "intersection": """
+        SELECT 'intersection' AS "check", CASE WHEN disclosed THEN 'disclosed' ELSE 'narrowed' END AS kind,
+               id::VARCHAR AS id, releases, NULL::VARCHAR AS groups, NULL::VARCHAR[] AS targets,
+               candidates AS "values", disclosed, CASE WHEN disclosed THEN 1 ELSE 0 END::BIGINT AS n_disclosed
+        FROM sqlanon__intersection_attack(?, ?)""",
+    "collusion": """
+        SELECT 'collusion', 'collusion', id::VARCHAR, list_sort(list_concat(releases_a, releases_b)), NULL, NULL,
+               common, false, 0
+        FROM sqlanon__collusion_violations(?, ?)""",
+    "signature": """
+        SELECT 'signature', violation, id::VARCHAR, list_sort(list_distinct([release_from, release_to])), NULL, NULL,
+               signature_to, false, 0
+        FROM sqlanon__signature_violations(?, ?)""",
+    "comparison": """
+        SELECT 'comparison', attack, NULL, [release_old, release_new],
+               'old ' || groups_old::VARCHAR || ' new ' || groups_new::VARCHAR, targets, inferred,
+               len(inferred) = 1 AND attack <> 'SVM',
+               CASE WHEN len(inferred) = 1 AND attack <> 'SVM' THEN n_targets ELSE 0 END
+        FROM sqlanon__comparisons(?, ?)""",
+}
+
+_serial = itertools.count(1)
+
 
 @dataclass
 class AuditReport:
-    """What :func:`audit` found. ``findings`` has one row per finding (columns
-    ``FINDING_COLUMNS``); ``results`` holds each macro's raw output."""
+    """What :func:`audit` found.
+
+    ``counts`` (findings per check), ``n_disclosures``, ``verdict`` and
+    :meth:`summary` are computed in SQL when the audit runs. ``findings`` (one row
+    per finding, columns ``FINDING_COLUMNS``) is fetched into pandas on first use
+    from a temporary table of the audit's connection (it can hold millions of
+    rows for a naive publisher); :meth:`to_csv` writes it without pandas."""
 
     project: str
     m: int
     releases: list[int]
-    findings: pd.DataFrame
-    results: dict[str, pd.DataFrame] = field(default_factory=dict)
+    counts: dict[str, int]
+    kinds: dict[str, int]
+    n_disclosures: int
     skipped: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def n_disclosures(self) -> int:
-        """Persons whose SA is narrowed to one value by the intersection attack,
-        plus records whose SA a comparison attack narrows to one value."""
-        if self.findings.empty:
-            return 0
-        f = self.findings
-        inter = int(((f["check"] == "intersection") & f["disclosed"]).sum())
-        comp = f[(f["check"] == "comparison") & f["disclosed"]]
-        return inter + int(sum(len(t) for t in comp["targets"]))
+    _con: duckdb.DuckDBPyConnection | None = field(default=None, repr=False)
+    _table: str | None = field(default=None, repr=False)
+    _findings: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def verdict(self) -> str:
         """'safe' when no check found anything, else 'unsafe'."""
-        return "safe" if self.findings.empty else "unsafe"
+        return "safe" if sum(self.counts.values()) == 0 else "unsafe"
 
     @property
-    def counts(self) -> dict[str, int]:
-        """Number of findings per check."""
-        return {c: int((self.findings["check"] == c).sum()) for c in CHECKS}
+    def findings(self) -> pd.DataFrame:
+        """All findings as a DataFrame (fetched once, then cached)."""
+        if self._findings is None:
+            if self._table is None:
+                self._findings = pd.DataFrame(columns=FINDING_COLUMNS)
+            else:
+                self._findings = self._con.sql(f"SELECT * FROM temp.{quote(self._table)} ORDER BY ALL").df()
+        return self._findings
+
+    def to_csv(self, path: str) -> None:
+        """Write the findings to a CSV file (DuckDB COPY, no pandas)."""
+        if self._table is None:
+            pd.DataFrame(columns=FINDING_COLUMNS).to_csv(path, index=False)
+            return
+        self._con.execute(f"COPY (SELECT * FROM temp.{quote(self._table)} ORDER BY ALL) TO '{_sql_str(path)}' (HEADER)")
+
+    def close(self) -> None:
+        """Drop the temporary findings table (also dropped when the connection closes)."""
+        if self._table is not None and self._con is not None:
+            try:
+                self._con.execute(f"DROP TABLE IF EXISTS temp.{quote(self._table)}")
+            except duckdb.Error:  # connection already closed
+                pass
+        self._table = None
 
     def summary(self) -> str:
         """A short text summary."""
-        lines = [
-            f"audit of project {self.project!r}, m = {self.m}, releases {self.releases[:1] + self.releases[-1:] if len(self.releases) > 2 else self.releases}"
-            f" ({len(self.releases)} releases)",
-        ]
+        rel = self.releases
+        span = f"releases {rel[0]}..{rel[-1]} ({len(rel)})" if rel else "no releases"
         c = self.counts
-        lines.append(f"  intersection attack: {c['intersection']} persons left with fewer than {self.m} candidate values")
-        lines.append(f"  collusion (seed 003 Def. 1): {c['collusion']} signature pairs sharing 1..{self.m - 1} values")
-        lines.append(f"  m-invariance: {c['signature']} violations")
+        lines = [
+            f"audit of project {self.project!r}, m = {self.m}, {span}",
+            f"  intersection attack: {c['intersection']} persons left with fewer than {self.m} candidate values",
+            f"  collusion (seed 003 Def. 1): {c['collusion']} signature pairs sharing 1..{self.m - 1} values",
+            f"  m-invariance: {c['signature']} violations",
+        ]
         if "comparison" in self.skipped:
             lines.append(f"  comparison attacks (seed 004): skipped - {self.skipped['comparison']}")
         else:
-            kinds = self.findings.loc[self.findings["check"] == "comparison", "kind"].value_counts()
-            detail = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) or "none"
+            detail = ", ".join(f"{k} {v}" for k, v in sorted(self.kinds.items())) or "none"
             lines.append(f"  comparison attacks (seed 004): {c['comparison']} ({detail})")
         lines.append(
             f"verdict: {self.verdict}"
@@ -102,60 +148,15 @@ class AuditReport:
         return self.summary()
 
 
+def _sql_str(text: str) -> str:
+    return str(text).replace("'", "''")
+
+
 def _table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return bool(
         con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]
         or con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name]).fetchall()[0][0]
     )
-
-
-def _findings(name: str, df: pd.DataFrame) -> pd.DataFrame:
-    if df.empty:
-        return pd.DataFrame(columns=FINDING_COLUMNS)
-    n = len(df)
-    if name == "intersection":
-        out = {
-            "kind": df["disclosed"].map({True: "disclosed", False: "narrowed"}),
-            "id": df["id"],
-            "releases": df["releases"],
-            "groups": [None] * n,
-            "targets": [None] * n,
-            "values": df["candidates"],
-            "disclosed": df["disclosed"].astype(bool),
-        }
-    elif name == "collusion":
-        out = {
-            "kind": ["collusion"] * n,
-            "id": df["id"],
-            "releases": [list(a) + list(b) for a, b in zip(df["releases_a"], df["releases_b"])],
-            "groups": [None] * n,
-            "targets": [None] * n,
-            "values": df["common"],
-            "disclosed": [len(c) == 1 for c in df["common"]],
-        }
-    elif name == "signature":
-        out = {
-            "kind": df["violation"],
-            "id": df["id"],
-            "releases": [sorted({a, b}) for a, b in zip(df["release_from"], df["release_to"])],
-            "groups": [None] * n,
-            "targets": [None] * n,
-            "values": df["signature_to"],
-            "disclosed": [False] * n,
-        }
-    else:
-        out = {
-            "kind": df["attack"],
-            "id": [None] * n,
-            "releases": [[a, b] for a, b in zip(df["release_old"], df["release_new"])],
-            "groups": [{"old": list(a), "new": list(b)} for a, b in zip(df["groups_old"], df["groups_new"])],
-            "targets": df["targets"],
-            "values": df["inferred"],
-            "disclosed": [len(v) == 1 and k != "SVM" for v, k in zip(df["inferred"], df["attack"])],
-        }
-    res = pd.DataFrame(out)
-    res.insert(0, "check", name)
-    return res[FINDING_COLUMNS]
 
 
 def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
@@ -166,7 +167,7 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
     ``sqlanon_<project>_published`` (read through a temporary view). The seed 004
     comparison attacks need the QI table ``sqlanon_<project>_qit`` and are
     skipped without it. ``m`` is the privacy parameter (m of m-invariance, l of
-    l-diversity for the comparison attacks). Nothing is written to the database."""
+    l-diversity for the comparison attacks). Only temporary objects are created."""
     check_project(project)
     m = require_m(m)
     p = f"sqlanon_{project}"
@@ -190,21 +191,38 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
             f"CREATE TEMP VIEW {quote(temp_view)} AS SELECT release, group_id, {quote(sa[0])}, count(*) AS count "
             f"FROM {quote(p + '_published')} GROUP BY ALL"
         )
+    table = f"sqlanon__audit_{project}_{next(_serial)}"
     try:
         releases = [
-            r[0]
-            for r in con.execute(f"SELECT DISTINCT release FROM {quote(p + '_st')} ORDER BY 1").fetchall()
+            r[0] for r in con.execute(f"SELECT DISTINCT release FROM {quote(p + '_st')} ORDER BY 1").fetchall()
         ]
-        results: dict[str, pd.DataFrame] = {}
         skipped: dict[str, str] = {}
-        for name, macro in CHECKS.items():
+        parts, params = [], []
+        for name in CHECKS:
             if name == "comparison" and not _table_exists(con, p + "_qit"):
                 skipped[name] = f"no QI table {p}_qit (not an anatomized release)"
                 continue
-            results[name] = con.execute(f"SELECT * FROM {macro}(?, ?)", [project, m]).df()
+            parts.append(_FINDINGS_SQL[name])
+            params += [project, m]
+        con.execute(f"CREATE TEMP TABLE {quote(table)} AS " + "\nUNION ALL\n".join(parts), params)
+        agg = con.execute(
+            f'SELECT "check", kind, count(*), sum(n_disclosed) FROM temp.{quote(table)} GROUP BY ALL'
+        ).fetchall()
+    except BaseException:
+        con.execute(f"DROP TABLE IF EXISTS temp.{quote(table)}")
+        raise
     finally:
         if temp_view is not None:
             con.execute(f"DROP VIEW IF EXISTS temp.{quote(temp_view)}")
-    parts = [_findings(n, df) for n, df in results.items() if not df.empty]
-    findings = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=FINDING_COLUMNS)
-    return AuditReport(project=project, m=m, releases=releases, findings=findings, results=results, skipped=skipped)
+    counts = {c: 0 for c in CHECKS}
+    kinds: dict[str, int] = {}
+    n_disclosures = 0
+    for check, kind, n, nd in agg:
+        counts[check] += n
+        n_disclosures += int(nd or 0)
+        if check == "comparison":
+            kinds[kind] = n
+    return AuditReport(
+        project=project, m=m, releases=releases, counts=counts, kinds=kinds, n_disclosures=n_disclosures,
+        skipped=skipped, _con=con, _table=table,
+    )

@@ -38,13 +38,13 @@ def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
     con.execute("SET search_path = 'sqlanon_audited.main,memory.main'")
     try:
         report = audit(con, project, m)
+        click.echo(report.summary())
+        if csv_path:
+            report.to_csv(csv_path)
     except SqlanonError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
         con.close()
-    click.echo(report.summary())
-    if csv_path:
-        report.findings.to_csv(csv_path, index=False)
     raise SystemExit(0 if report.verdict == "safe" else 1)
 
 
