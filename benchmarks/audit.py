@@ -43,7 +43,7 @@ def main() -> None:
     t0 = time.perf_counter()
     sizes = naive.history(
         con, "bench", "adult", args.releases, qi=QI, sa="occupation", l=args.l, seed=args.seed,
-        present_pct=95, late_pct=5, update_pct=10,
+        present_pct=98, late_pct=3, update_pct=10,
     )
     t_publish = time.perf_counter() - t0
     print(f"published {args.releases} naive releases, {min(sizes)}..{max(sizes)} rows each "
