@@ -277,3 +277,64 @@ def test_macros_run_in_the_duckdb_cli(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "dFLCA,[HIV]" in out.stdout
     assert "2,deleted" in out.stdout
+
+
+# ---------------------------------------------------------------- no false alarms
+
+
+def _m_invariant_history(con, project, m, n_releases, seed):
+    """A small m-invariant history written in the contract's shape: groups keep
+    their signature for ever; a deleted person's slot is refilled by a new person
+    with the same SA or by a counterfeit (own QI); new persons form new m-unique
+    groups; deleted persons never come back."""
+    import random
+
+    rnd = random.Random(seed)
+    sas = [f"s{i}" for i in range(m + 3)]
+    next_id = [1]
+
+    def person():
+        next_id[0] += 1
+        return next_id[0]
+
+    groups: dict[int, list[list]] = {}  # group -> slots [sa, id or None]
+    con.execute(
+        f"CREATE TABLE sqlanon_{project}_qit(release INTEGER, group_id BIGINT, age INTEGER, zip VARCHAR);"
+        f"CREATE TABLE sqlanon_{project}_st(release INTEGER, group_id BIGINT, disease VARCHAR, count BIGINT);"
+        f"CREATE TABLE sqlanon_{project}_membership(release INTEGER, id INTEGER, group_id BIGINT, is_counterfeit BOOLEAN, disease VARCHAR);"
+    )
+    fake = [0]
+    for r in range(1, n_releases + 1):
+        for slots in groups.values():
+            for slot in slots:
+                if slot[1] is not None and rnd.random() < 0.3:
+                    slot[1] = person() if rnd.random() < 0.5 else None
+                elif slot[1] is None and rnd.random() < 0.5:
+                    slot[1] = person()
+        for _ in range(rnd.randint(1 if r == 1 else 0, 3)):
+            groups[len(groups) + 1] = [[s, person()] for s in rnd.sample(sas, m)]
+        for g, slots in groups.items():
+            for sa, pid in slots:
+                if pid is None:
+                    fake[0] += 1
+                    qi = (1000 + fake[0], f"f{fake[0]}")
+                else:
+                    qi = (pid, f"z{pid}")
+                con.execute(f"INSERT INTO sqlanon_{project}_qit VALUES (?, ?, ?, ?)", [r, g, *qi])
+                con.execute(f"INSERT INTO sqlanon_{project}_st VALUES (?, ?, ?, 1)", [r, g, sa])
+                con.execute(
+                    f"INSERT INTO sqlanon_{project}_membership VALUES (?, ?, ?, ?, ?)", [r, pid, g, pid is None, sa]
+                )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_m_invariant_history_is_safe(con, seed):
+    _m_invariant_history(con, "mi", 3, 5, seed)
+    report = sqlanon.audit(con, "mi", 3)
+    assert report.verdict == "safe", report.summary()
+    # the history is not trivial: counterfeits, deletions and new persons
+    assert con.execute("SELECT count(*) FROM sqlanon_mi_membership WHERE is_counterfeit").fetchall()[0][0] > 0
+    classes = {c for (c,) in con.execute("SELECT DISTINCT class FROM sqlanon_release_diff('mi', 1, 5)").fetchall()}
+    assert {"survivor", "deleted", "new"} <= classes
+    # the same history audited with a larger m is not m-unique any more: the audit can fail
+    assert sqlanon.audit(con, "mi", 4).verdict == "unsafe"
