@@ -122,6 +122,12 @@ class AuditReport:
                 pass
         self._table = None
 
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
     def summary(self) -> str:
         """A short text summary."""
         rel = self.releases

@@ -339,3 +339,12 @@ def test_m_invariant_history_is_safe(con, seed):
     assert {"survivor", "deleted", "new"} <= classes
     # the same history audited with a larger m is not m-unique any more: the audit can fail
     assert sqlanon.audit(con, "mi", 4).verdict == "unsafe"
+
+
+def test_report_temp_table_is_dropped(con):
+    _fig1(con, "b")
+    report = sqlanon.audit(con, "fig1", 2)
+    assert len(report.findings) == report.counts["intersection"] + report.counts["collusion"] + report.counts["signature"]
+    report.close()
+    del report
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchall() == [(0,)]

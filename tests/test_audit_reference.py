@@ -284,7 +284,7 @@ def test_comparison_attacks_match_reference(con, hist, l):
 
 
 @pytest.mark.slow
-@settings(max_examples=600)
+@settings(max_examples=300)
 @given(hist=anatomy_histories(), l=st.integers(2, 3))
 def test_comparison_attacks_match_reference_many(con, hist, l):
     _load_anatomy(con, hist)
