@@ -58,21 +58,50 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
         JOIN gk AS n ON n.release = r.r_new AND n.k = o.k
         GROUP BY r.r_old, r.r_new, o.group_id, n.group_id
     ),
-    -- connected components of the related-groups graph (label propagation);
-    -- node label = group_id * 2 + side (0 old, 1 new)
-    ed AS (
+    ed AS MATERIALIZED (
         SELECT r_new, 0 AS side_a, g_old AS ga, 1 AS side_b, g_new AS gb FROM e
         UNION ALL
         SELECT r_new, 1, g_new, 0, g_old FROM e
     ),
-    cc(r_new, side, g, comp) USING KEY (r_new, side, g) AS (
-        SELECT DISTINCT r_new, side_a, ga, ga::HUGEINT * 2 + side_a FROM ed
+    -- A component can be contained only if none of its old groups has an unlinked
+    -- record (insert-only) or none of its new groups has one (remove-only). Mark
+    -- every group that reaches such a group (breadth-first: each group once) and
+    -- compute components only among the groups not marked from both sides.
+    bad AS (
+        SELECT DISTINCT r.r_new, 0 AS side, g.group_id AS g
+        FROM rels AS r JOIN gk AS g ON g.release = r.r_old
+        ANTI JOIN kc AS kn ON kn.release = r.r_new AND kn.k = g.k
         UNION ALL
-        SELECT ed.r_new, ed.side_b, ed.gb, min(cc.comp)
+        SELECT DISTINCT r.r_new, 1, g.group_id
+        FROM rels AS r JOIN gk AS g ON g.release = r.r_new
+        ANTI JOIN kc AS ko ON ko.release = r.r_old AND ko.k = g.k
+    ),
+    t_del(r_new, side, g) AS (
+        SELECT r_new, side, g FROM bad WHERE side = 0
+        UNION
+        SELECT ed.r_new, ed.side_b, ed.gb
+        FROM t_del JOIN ed ON ed.r_new = t_del.r_new AND ed.side_a = t_del.side AND ed.ga = t_del.g
+    ),
+    t_ins(r_new, side, g) AS (
+        SELECT r_new, side, g FROM bad WHERE side = 1
+        UNION
+        SELECT ed.r_new, ed.side_b, ed.gb
+        FROM t_ins JOIN ed ON ed.r_new = t_ins.r_new AND ed.side_a = t_ins.side AND ed.ga = t_ins.g
+    ),
+    edk AS MATERIALIZED (
+        SELECT ed.* FROM ed
+        ANTI JOIN (SELECT * FROM t_del INTERSECT SELECT * FROM t_ins) AS x
+            ON x.r_new = ed.r_new AND x.side = ed.side_a AND x.g = ed.ga
+    ),
+    -- connected components (label propagation); node label = group_id * 2 + side (0 old, 1 new)
+    cc(r_new, side, g, comp) USING KEY (r_new, side, g) AS (
+        SELECT DISTINCT r_new, side_a, ga, ga::HUGEINT * 2 + side_a FROM edk
+        UNION ALL
+        SELECT edk.r_new, edk.side_b, edk.gb, min(cc.comp)
         FROM cc
-        JOIN ed ON ed.r_new = cc.r_new AND ed.side_a = cc.side AND ed.ga = cc.g
-        JOIN recurring.cc AS rc ON rc.r_new = ed.r_new AND rc.side = ed.side_b AND rc.g = ed.gb
-        GROUP BY ed.r_new, ed.side_b, ed.gb
+        JOIN edk ON edk.r_new = cc.r_new AND edk.side_a = cc.side AND edk.ga = cc.g
+        JOIN recurring.cc AS rc ON rc.r_new = edk.r_new AND rc.side = edk.side_b AND rc.g = edk.gb
+        GROUP BY edk.r_new, edk.side_b, edk.gb
         HAVING min(cc.comp) < min(rc.comp)
     ),
     -- candidate sets (A old groups, B new groups) with size_a, size_b and
@@ -151,13 +180,28 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
                coalesce(sum(cb - ca) FILTER (WHERE cb > ca), 0) AS n_changed
         FROM sav GROUP BY cid
     ),
-    -- extra records (QI tuples) on the bigger side, and whether any of them moved
-    -- to or from a group outside the candidate (present in both releases)
+    -- the findings: a difference with 1 to l-1 distinct values
+    found AS MATERIALIZED (
+        SELECT c.cid, c.r_old, c.r_new, c.ga, c.gb, d.plus, d.minus, d.n_changed, x.direction
+        FROM cand AS c JOIN diff AS d USING (cid),
+        LATERAL (SELECT CASE
+                     WHEN c.s = c.size_a AND c.s = c.size_b THEN 'update'
+                     WHEN c.s = c.size_a THEN 'insert'
+                     ELSE 'remove' END AS direction) AS x
+        WHERE CASE x.direction
+                  WHEN 'insert' THEN len(d.plus) BETWEEN 1 AND l - 1
+                  WHEN 'remove' THEN len(d.minus) BETWEEN 1 AND l - 1
+                  ELSE len(d.plus) BETWEEN 1 AND l - 1 OR len(d.minus) BETWEEN 1 AND l - 1
+              END
+    ),
+    -- their extra records (QI tuples) on the bigger side, and whether any of them
+    -- moved to or from a group outside the candidate (present in both releases)
     qv AS (
         SELECT mem.cid, gk.k, any_value(gk.qi) AS qi,
                coalesce(sum(gk.c) FILTER (WHERE mem.side = 0), 0) AS ca,
                coalesce(sum(gk.c) FILTER (WHERE mem.side = 1), 0) AS cb
-        FROM mem JOIN gk USING (release, group_id)
+        FROM mem SEMI JOIN found USING (cid)
+        JOIN gk USING (release, group_id)
         GROUP BY mem.cid, gk.k
     ),
     extra AS (
@@ -169,19 +213,10 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
                sum(qv.ca - qv.cb) FILTER (WHERE qv.ca > qv.cb) AS n_minus,
                bool_or(coalesce(kn.n, 0) > qv.cb) FILTER (WHERE qv.ca > qv.cb) AS moved_out,
                list_sort(list(qv.qi)) AS qi_all
-        FROM qv JOIN cand USING (cid)
-        LEFT JOIN kc AS ko ON ko.release = cand.r_old AND ko.k = qv.k
-        LEFT JOIN kc AS kn ON kn.release = cand.r_new AND kn.k = qv.k
+        FROM qv JOIN found USING (cid)
+        LEFT JOIN kc AS ko ON ko.release = found.r_old AND ko.k = qv.k
+        LEFT JOIN kc AS kn ON kn.release = found.r_new AND kn.k = qv.k
         GROUP BY qv.cid
-    ),
-    classified AS (
-        SELECT c.r_old, c.r_new, c.ga, c.gb, d.plus, d.minus, d.n_changed, x.*,
-               CASE
-                   WHEN c.s = c.size_a AND c.s = c.size_b THEN 'update'
-                   WHEN c.s = c.size_a THEN 'insert'
-                   ELSE 'remove'
-               END AS direction
-        FROM cand AS c JOIN diff AS d USING (cid) JOIN extra AS x USING (cid)
     )
     SELECT CASE
                WHEN direction = 'update' THEN 'SVM'
@@ -201,13 +236,7 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
                 ELSE n_changed END::BIGINT AS n_targets,
            CASE direction WHEN 'remove' THEN minus ELSE plus END AS inferred,
            CASE direction WHEN 'update' THEN minus END AS inferred_before
-    FROM classified
-    WHERE CASE direction
-              WHEN 'insert' THEN len(plus) BETWEEN 1 AND l - 1
-              WHEN 'remove' THEN len(minus) BETWEEN 1 AND l - 1
-              ELSE len(plus) + len(minus) > 0
-                   AND (len(plus) BETWEEN 1 AND l - 1 OR len(minus) BETWEEN 1 AND l - 1)
-          END;
+    FROM found JOIN extra USING (cid);
 COMMENT ON MACRO TABLE sqlanon__comparisons IS 'Internal: every seed 004 comparison-attack finding between consecutive releases of a project (see sqlanon_comparison_attacks).';
 
 -- Insertion attacks (seed 004 §3.1): records added to a partition (iFRCA), to a
