@@ -112,27 +112,20 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
         JOIN gsize AS o ON o.release = e.r_old AND o.group_id = e.g_old
         JOIN gsize AS n ON n.release = e.r_new AND n.group_id = e.g_new
     ),
+    -- (a linked QI tuple is unique in both releases, so it is one edge: s adds up over edges)
     c_old AS (
-        SELECT nb.r_old, nb.r_new, [nb.g_old] AS ga, nb.gb, o.size AS size_a, nb.size_b, sh.s
-        FROM (SELECT e.r_old, e.r_new, e.g_old, list_sort(list(e.g_new)) AS gb, sum(n.size) AS size_b
+        SELECT nb.r_old, nb.r_new, [nb.g_old] AS ga, nb.gb, o.size AS size_a, nb.size_b, nb.s
+        FROM (SELECT e.r_old, e.r_new, e.g_old, list_sort(list(e.g_new)) AS gb, sum(n.size) AS size_b, sum(e.s) AS s
               FROM e JOIN gsize AS n ON n.release = e.r_new AND n.group_id = e.g_new
               GROUP BY e.r_old, e.r_new, e.g_old) AS nb
         JOIN gsize AS o ON o.release = nb.r_old AND o.group_id = nb.g_old
-        JOIN (SELECT r.r_old, g.group_id, sum(least(g.c, coalesce(kn.n, 0))) AS s
-              FROM rels AS r JOIN gk AS g ON g.release = r.r_old
-              LEFT JOIN kc AS kn ON kn.release = r.r_new AND kn.k = g.k
-              GROUP BY r.r_old, g.group_id) AS sh ON sh.r_old = nb.r_old AND sh.group_id = nb.g_old
     ),
     c_new AS (
-        SELECT nb.r_old, nb.r_new, nb.ga, [nb.g_new] AS gb, nb.size_a, n.size AS size_b, sh.s
-        FROM (SELECT e.r_old, e.r_new, e.g_new, list_sort(list(e.g_old)) AS ga, sum(o.size) AS size_a
+        SELECT nb.r_old, nb.r_new, nb.ga, [nb.g_new] AS gb, nb.size_a, n.size AS size_b, nb.s
+        FROM (SELECT e.r_old, e.r_new, e.g_new, list_sort(list(e.g_old)) AS ga, sum(o.size) AS size_a, sum(e.s) AS s
               FROM e JOIN gsize AS o ON o.release = e.r_old AND o.group_id = e.g_old
               GROUP BY e.r_old, e.r_new, e.g_new) AS nb
         JOIN gsize AS n ON n.release = nb.r_new AND n.group_id = nb.g_new
-        JOIN (SELECT r.r_new, g.group_id, sum(least(g.c, coalesce(ko.n, 0))) AS s
-              FROM rels AS r JOIN gk AS g ON g.release = r.r_new
-              LEFT JOIN kc AS ko ON ko.release = r.r_old AND ko.k = g.k
-              GROUP BY r.r_new, g.group_id) AS sh ON sh.r_new = nb.r_new AND sh.group_id = nb.g_new
     ),
     ccr AS (
         SELECT r.r_old, cc.r_new, cc.side, cc.g, cc.comp, gs.size
