@@ -27,7 +27,8 @@ def macros_cmd() -> None:
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Also write the findings to this CSV file.")
 def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
     """Audit every release of PROJECT in database DB against an adversary who
-    holds them all. Exit status 0 when safe, 1 when the audit finds attacks."""
+    holds them all. Exit status 0 when safe, 1 when the audit finds attacks,
+    2 on bad input."""
     from .audit import audit
     from .errors import SqlanonError
     from .install import connect
@@ -42,7 +43,9 @@ def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
         if csv_path:
             report.to_csv(csv_path)
     except SqlanonError as exc:
-        raise click.ClickException(str(exc)) from exc
+        err = click.ClickException(str(exc))
+        err.exit_code = 2  # 1 means "attacks found"
+        raise err from exc
     finally:
         con.close()
     raise SystemExit(0 if report.verdict == "safe" else 1)

@@ -254,7 +254,7 @@ def test_cli_audit(tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "sqlanon.cli", "audit", str(db), "nope", "--m", "2"], capture_output=True, text=True
     )
-    assert run.returncode == 1 and "sqlanon_nope_membership" in run.stderr
+    assert run.returncode == 2 and "sqlanon_nope_membership" in run.stderr
 
 
 def test_macros_run_in_the_duckdb_cli(tmp_path):
