@@ -7,3 +7,5 @@
 .read macros/audit_history.sql
 .read macros/audit_comparison.sql
 .read macros/anatomy_groups.sql
+.read macros/eligibility.sql
+.read macros/eligibility_rows.sql
