@@ -296,3 +296,62 @@ def cost(counts: Sequence[int], m: int, *, seed: int = 0, methods: Sequence[str]
         dele = sum(max(0, a - b) for a, b in zip(c, t))
         out[meth] = {"additions": add, "deletions": dele, "modifications": add + dele}
     return out
+
+
+# --------------------------------------------------------------------------- tables
+
+SQL_METHODS = ("optimal", "counterfeit", "delete")
+
+
+def plan(con, table: str, sa: str, m: int, method: str = "optimal", *, into: str | None = None, **options):
+    """Targets for column ``sa`` of ``table`` as rows ``(sa_value, count, target, delta)``
+    ordered by SA value (ties go to the smallest SA value, as in the SQL macro).
+
+    ``optimal``/``counterfeit``/``delete`` run the SQL macro
+    ``sqlanon_eligibility_targets``; ``hybrid``/``random`` aggregate the counts in
+    SQL and compute the targets here (the list is one number per SA value). With
+    ``into``, the rows are also written to a TEMP table of that name (replaced if
+    it exists) -- the *plan* table read by ``sqlanon_eligibility_deletions`` and
+    ``sqlanon_eligibility_counterfeits``.
+    """
+    from .ident import quote, require_columns
+
+    require_columns(con, table, [sa], role="SA column")
+    if method not in METHODS:
+        raise SqlanonError(f"unknown eligibility method {method!r}; use one of {', '.join(METHODS)}")
+    rel = quote(table) if "." not in table else ".".join(quote(p) for p in table.split("."))
+    nulls, n, l = con.execute(
+        f"SELECT count(*) FILTER (WHERE {quote(sa)} IS NULL), count(*), count(DISTINCT {quote(sa)}) FROM {rel}"
+    ).fetchone()
+    if n == 0:
+        raise SqlanonError(f"table {table!r} is empty; nothing to make m-eligible")
+    if nulls:
+        raise SqlanonError(
+            f"column {sa!r} of table {table!r} has {nulls} NULL values; filter them out "
+            f"(WHERE {sa} IS NOT NULL, or load_adult(..., complete=True)) or fill them first"
+        )
+    if isinstance(m, int) and not isinstance(m, bool) and m > l:
+        raise SqlanonError(
+            f"m = {m} is larger than the number of distinct values ({l}) of column {sa!r} in table {table!r}; "
+            f"lower m to at most {l}"
+        )
+    counts_sql = (
+        f"SELECT sa_value, count, row_number() OVER (ORDER BY sa_value) AS i FROM "
+        f"(SELECT {quote(sa)} AS sa_value, count(*)::BIGINT AS count FROM {rel} GROUP BY 1)"
+    )
+    if method in SQL_METHODS and not options:
+        _check([1] * l, m)  # m errors with the Python wording
+        sql = "SELECT * FROM sqlanon_eligibility_targets(?, ?, ?, method := ?)"
+        params = [table, sa, m, method]
+    else:
+        counts = [r[0] for r in con.execute(f"SELECT count FROM ({counts_sql}) ORDER BY i").fetchall()]
+        tg = targets(counts, m, method, **options)
+        sql = (
+            f"SELECT sa_value, count, t[i] AS target, t[i] - count AS delta "
+            f"FROM ({counts_sql}), (SELECT ?::BIGINT[] AS t) ORDER BY i"
+        )
+        params = [tg]
+    if into is not None:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {quote(into)} AS {sql}", params)
+        return con.execute(f"SELECT * FROM {quote(into)} ORDER BY sa_value").fetchall()
+    return con.execute(sql, params).fetchall()
