@@ -4,6 +4,7 @@ SQL macros against the Python functions, materialization, and bad input."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 from collections import Counter
@@ -74,6 +75,15 @@ def ref_alg1(counts, m):
     while m * max(x) > sum(x):
         i = min(range(len(x)), key=lambda j: (x[j], j))
         x[i] += 1
+    return x
+
+
+def ref_alg2(counts, m):
+    """Algorithm 2 literally: remove r_i = max(0, ceil((m c_i - n)/(m-1))) of every value, repeat."""
+    x = list(counts)
+    while Fraction(max(x)) > Fraction(sum(x), m):
+        n = sum(x)
+        x = [v - max(0, math.ceil(Fraction(m * v - n, m - 1))) for v in x]
     return x
 
 
@@ -197,6 +207,7 @@ def test_methods_against_references(cv, seed):
     assert res["counterfeit"] == ref_alg1(c, m)
     assert sum(res["counterfeit"]) - n == max(0, m * top - n)
     # Algorithm 2 gives a maximal m-eligible subset: ILP with additions forbidden
+    assert res["delete"] == ref_alg2(c, m)
     assert all(t <= v for t, v in zip(res["delete"], c))
     assert n - sum(res["delete"]) == ilp(c, m, allow_add=False)
     # Algorithm 3 literally (exact fractions), both tie rules
