@@ -168,6 +168,16 @@ def test_hybrid_example_two_modifications():
     assert cost(c, 3)["optimal"] == {"additions": 1, "deletions": 1, "modifications": 2}
 
 
+def test_algorithm_3_is_not_always_optimal():
+    c = [25, 17, 16, 13, 13, 10, 8, 5, 3]
+    assert targets(c, 7, "hybrid") == [14, 14, 14, 13, 13, 10, 8, 6, 6]
+    assert distance(c, targets(c, 7, "hybrid")) == 20
+    assert targets(c, 7) == [13, 13, 13, 13, 13, 10, 8, 5, 3]
+    assert ilp(c, 7) == 19
+    occupation = [1843, 3770, 9, 4099, 4066, 994, 1370, 2002, 3295, 149, 4140, 649, 3650, 928, 1597]
+    assert (distance(occupation, targets(occupation, 8, "hybrid")), modifications(occupation, 8)) == (153, 152)
+
+
 def test_tau_safety_counterexample():
     # section IV-B: {10, 2} needs 8 counterfeits for 2-eligibility, not m - 1 = 1
     assert targets([10, 2], 2, "counterfeit") == [10, 10]
