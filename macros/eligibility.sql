@@ -104,6 +104,7 @@ CREATE OR REPLACE MACRO sqlanon__eligibility_plan(tbl, sa, m, method) AS TABLE
                       AND row_number() OVER (PARTITION BY x = level ORDER BY sa_value) <= rem
                      THEN 1 ELSE 0 END)::BIGINT AS target
     FROM filled;
+COMMENT ON MACRO TABLE sqlanon__eligibility_plan IS 'Internal: sa_value, count, target for column sa of table tbl (read sqlanon_eligibility_targets instead).';
 
 -- One row per distinct value of column sa of table tbl: sa_value, count, target,
 -- delta (= target - count: > 0 counterfeits to add, < 0 rows to delete).
