@@ -28,7 +28,7 @@ CREATE OR REPLACE MACRO sqlanon__eligibility_plan(tbl, sa, m, method) AS TABLE
                 'sqlanon_eligibility_targets: method ' || coalesce('''' || method::VARCHAR || '''', 'NULL')
                 || ' is not available in SQL; use optimal, counterfeit or delete (hybrid and random: '
                 || 'sqlanon.eligibility.targets in Python)')
-            WHEN m IS NULL OR m < 2 THEN error(
+            WHEN m IS NULL OR m < 2 OR m <> floor(m) THEN error(
                 'sqlanon_eligibility_targets: m must be an integer >= 2, got ' || coalesce(m::VARCHAR, 'NULL'))
             WHEN stats.n = 0 THEN error(
                 'sqlanon_eligibility_targets: table ' || tbl::VARCHAR || ' is empty; nothing to make m-eligible')

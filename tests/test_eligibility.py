@@ -472,14 +472,14 @@ def test_plan_on_adult_all_methods(adult_con):
 
 
 @pytest.mark.slow
-@settings(max_examples=1500)
+@settings(max_examples=1750)
 @given(count_vectors(max_l=20, max_c=200))
 def test_optimal_equals_ilp_many(cv):
     check_optimal(*cv)
 
 
 @pytest.mark.slow
-@settings(max_examples=400)
+@settings(max_examples=150)
 @given(count_vectors(max_l=200, max_c=1000))
 def test_optimal_equals_ilp_up_to_200_values(cv):
     c, m = cv
@@ -490,7 +490,7 @@ def test_optimal_equals_ilp_up_to_200_values(cv):
 
 
 @pytest.mark.slow
-@settings(max_examples=200)
+@settings(max_examples=150)
 @given(st.integers(2, 200), st.integers(1, 10_000), st.data())
 def test_optimal_equals_ilp_one_dominant(l, big, data):
     c = data.draw(st.lists(st.integers(1, 50), min_size=l - 1, max_size=l - 1)) + [big]
