@@ -490,8 +490,8 @@ def test_optimal_equals_ilp_up_to_200_values(cv):
 
 
 @pytest.mark.slow
-@settings(max_examples=150)
-@given(st.integers(2, 200), st.integers(1, 10_000), st.data())
+@settings(max_examples=80)
+@given(st.integers(2, 100), st.integers(1, 20_000), st.data())
 def test_optimal_equals_ilp_one_dominant(l, big, data):
     c = data.draw(st.lists(st.integers(1, 50), min_size=l - 1, max_size=l - 1)) + [big]
     m = data.draw(st.integers(2, l))
