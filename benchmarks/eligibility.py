@@ -33,7 +33,7 @@ import numpy as np
 import sqlanon
 from sqlanon import SqlanonError
 from sqlanon.datasets import load_adult
-from sqlanon.eligibility import METHODS, cost, targets
+from sqlanon.eligibility import cost, targets
 
 ATTRS = ["workclass", "occupation", "education", "marital_status", "relationship"]
 RESULTS = Path(__file__).resolve().parent / "results"

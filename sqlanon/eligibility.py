@@ -29,9 +29,7 @@ so there the smallest SA value wins).
 
 from __future__ import annotations
 
-import math
 import random as _rnd
-from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate
 
@@ -256,13 +254,18 @@ def _random(c: list[int], m: int, seed: int = 0, max_additions: int | None = Non
     return x
 
 
-def targets(counts: Sequence[int], m: int, method: str = "optimal", **options) -> list[int]:
+def targets(
+    counts: Sequence[int], m: int, method: str = "optimal", *, priority: Sequence | None = None, **options
+) -> list[int]:
     """Target counts making ``counts`` m-eligible, in the order of ``counts``.
 
     ``counts``: one integer >= 1 per distinct SA value. ``m``: 2 <= m <= len(counts).
     Options: ``hybrid``: ``prefer='delete'|'counterfeit'`` (Algorithm 3 tie,
     default ``'delete'`` as in the paper's ``R_del <= R_add``); ``random``:
-    ``seed=0``, ``max_additions=None``.
+    ``seed=0``, ``max_additions=None``. Ties (which of several equally
+    frequent values gets a counterfeit or, in Algorithm 3, loses a row): the
+    value first in input order, or with ``priority`` (one sort key per count)
+    the value with the smallest key; e.g. ``priority=range(l, 0, -1)`` = last wins.
 
     >>> targets([5, 3, 1, 1], 3, "counterfeit")
     [5, 4, 3, 3]
@@ -274,6 +277,16 @@ def targets(counts: Sequence[int], m: int, method: str = "optimal", **options) -
     [9, 9, 7, 2]
     """
     c, m = _check(counts, m)
+    if priority is not None:
+        pr = list(priority)
+        if len(pr) != len(c):
+            raise SqlanonError(f"priority has {len(pr)} entries for {len(c)} counts; give one sort key per count")
+        order = sorted(range(len(c)), key=lambda i: (pr[i], i))
+        permuted = targets([c[i] for i in order], m, method, **options)
+        out = [0] * len(c)
+        for pos, i in enumerate(order):
+            out[i] = permuted[pos]
+        return out
     allowed = {"hybrid": {"prefer"}, "random": {"seed", "max_additions"}}.get(method, set())
     if method not in METHODS:
         raise SqlanonError(f"unknown eligibility method {method!r}; use one of {', '.join(METHODS)}")

@@ -17,7 +17,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-import sqlanon
 from sqlanon import SqlanonError
 from sqlanon.eligibility import (
     METHODS,
@@ -247,6 +246,22 @@ def test_fill_is_algorithm_1_order(base, slack, data):
 def test_proposition_10_l_equals_m_all_equal(c):
     t = targets(c, len(c))
     assert len(set(t)) == 1
+
+
+@settings(max_examples=60)
+@given(count_vectors(max_l=8, max_c=20), st.sampled_from(["optimal", "counterfeit", "delete", "hybrid"]))
+def test_priority_reorders_ties(cv, method):
+    c, m = cv
+    rev = targets(c, m, method, priority=list(range(len(c), 0, -1)))
+    assert rev == targets(c[::-1], m, method)[::-1]
+    assert targets(c, m, method, priority=[0] * len(c)) == targets(c, m, method)
+
+
+def test_priority_table_ii_last_wins():
+    # Algorithm 1 step 2 "could choose between several options": HIV instead of ACNE
+    assert targets([5, 3, 1, 1], 3, "counterfeit", priority=[4, 3, 2, 1]) == [5, 3, 3, 4]
+    with pytest.raises(SqlanonError, match="priority has 2 entries"):
+        targets([5, 3, 1], 2, priority=[1, 2])
 
 
 def test_already_eligible_unchanged():
