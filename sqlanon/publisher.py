@@ -1,0 +1,283 @@
+"""The m-invariant continuous publisher (issue 4): release after release of a
+changing source table, published in the release contract's tables
+(docs/contracts.md) with the project's state next to them (docs/publisher.md).
+
+>>> import sqlanon
+>>> con = sqlanon.connect()
+>>> _ = con.execute("CREATE TABLE src AS SELECT range AS id, range % 7 AS age, 'd' || (range % 4) AS disease FROM range(40)")
+>>> pub = sqlanon.Publisher(con, "demo", source="src", id="id", qi=["age"], sa="disease", m=3, seed=1)
+>>> r = pub.release()
+>>> (r.release, r.published - r.counterfeits, r.new)
+(1, 40, 40)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+
+import duckdb
+
+from . import eligibility, templates
+from .errors import SqlanonError
+from .ident import check_project, quote, require_m, table_columns
+
+MODELS = {"m-invariance": "m_invariance"}
+OUTPUTS = ("anatomy", "generalized")
+_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+            "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
+_TEMPS = ("snap", "cls", "placed", "vac", "pool", "plan", "elig", "newg", "final")
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    """What one release did. ``published`` counts rows incl. counterfeits;
+    ``held`` = source rows not in this release (eligibility deletions and
+    updated/re-inserted persons no consistent group could take); ``ncp`` in %."""
+
+    release: int
+    published: int
+    groups: int
+    counterfeits: int
+    survivors: int
+    new: int
+    deleted: int
+    reinserted: int
+    updated: int
+    held: int
+    ncp: float
+    seconds: float
+
+    def line(self) -> str:
+        return (f"release {self.release:>3}: {self.published - self.counterfeits:>6} rows in {self.groups:>5} groups, "
+                f"{self.counterfeits:>4} counterfeits, {self.held:>4} held | survivors {self.survivors}, "
+                f"new {self.new}, deleted {self.deleted}, reinserted {self.reinserted}, updated {self.updated} | "
+                f"NCP {self.ncp:.1f}% | {self.seconds:.2f} s")
+
+
+def _is_numeric(typ: str) -> bool:
+    return typ.upper() in _NUMERIC or typ.upper().startswith("DECIMAL")
+
+
+class Publisher:
+    """An m-invariant release project ``project`` over table ``source``.
+
+    The first :meth:`release` stores the parameters in the project's ledger;
+    later Publisher objects for the same project (in this or a later session)
+    must pass the same parameters and continue the history."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, project: str, *, source: str, id: str, qi, sa: str,
+                 model: str = "m-invariance", m: int, output: str = "anatomy", seed: int = 0,
+                 templates_dir=None) -> None:
+        self.con = con
+        self.project = check_project(project)
+        self.source, self.id, self.sa = source, id, sa
+        self.qi = [qi] if isinstance(qi, str) else list(qi)
+        if model not in MODELS:
+            raise SqlanonError(f"unknown model {model!r}; use one of {', '.join(MODELS)}")
+        if output not in OUTPUTS:
+            raise SqlanonError(f"unknown output {output!r}; use 'anatomy' or 'generalized'")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise SqlanonError(f"seed must be a non-negative integer, got {seed!r}")
+        self.model, self.output, self.seed = model, output, seed
+        self.m = require_m(m)
+        if not self.qi:
+            raise SqlanonError(f"the QI column list of project {project!r} is empty; name at least one quasi-identifier")
+        names = [id, sa, *self.qi]
+        dup = sorted({c for c in names if names.count(c) > 1})
+        if dup:
+            raise SqlanonError(f"column {dup[0]!r} is given twice (id, SA and QI columns must be distinct)")
+        bad = [c for c in names if c.lower().startswith("sqlanon__")]
+        if bad:
+            raise SqlanonError(f"column {bad[0]!r}: names starting with 'sqlanon__' are reserved; rename the column")
+        self.env = templates.environment(templates_dir)
+        self.pipeline = MODELS[model]
+        p = f"sqlanon_{self.project}"
+        self.tables = {
+            "qit": p + "_qit", "st": p + "_st", "pub": p + "_published", "mem": p + "_membership",
+            "groups": p + "__groups", "ledger": p + "__ledger",
+        }
+
+    # ----------------------------------------------------------------- helpers
+    def _q(self, sql: str, params=None) -> list[tuple]:
+        return self.con.execute(sql, params or []).fetchall()
+
+    def _exists(self, table: str) -> bool:
+        return bool(self._q("SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND NOT temporary",
+                            [table])[0][0])
+
+    def params(self) -> dict:
+        return {"source": self.source, "id": self.id, "qi": self.qi, "sa": self.sa, "model": self.model,
+                "m": self.m, "output": self.output, "seed": self.seed}
+
+    def ledger(self):
+        """The project's release ledger as a DataFrame (empty before the first release)."""
+        if not self._exists(self.tables["ledger"]):
+            return self.con.execute("SELECT NULL::INTEGER AS release WHERE false").df()
+        return self.con.execute(f"SELECT * FROM {quote(self.tables['ledger'])} ORDER BY release").df()
+
+    def last_release(self) -> int:
+        if not self._exists(self.tables["ledger"]):
+            return 0
+        return int(self._q(f"SELECT coalesce(max(release), 0) FROM {quote(self.tables['ledger'])}")[0][0])
+
+    # -------------------------------------------------------------- validation
+    def _validate(self) -> dict[str, str]:
+        cols = table_columns(self.con, self.source)
+        for role, names in (("id column", [self.id]), ("SA column", [self.sa]), ("QI column", self.qi)):
+            for c in names:
+                if c not in cols:
+                    raise SqlanonError(f"{role} {c!r} is not a column of source table {self.source!r}; "
+                                       f"its columns are: {', '.join(cols)}")
+        src, i, s = self._src(), quote(self.id), quote(self.sa)
+        row = self._q(f"SELECT {i} FROM {src} WHERE {i} IS NULL LIMIT 1")
+        if row:
+            raise SqlanonError(f"source {self.source!r} has a NULL in id column {self.id!r}; every person needs an id")
+        row = self._q(f"SELECT {i}, count(*) FROM {src} GROUP BY {i} HAVING count(*) > 1 ORDER BY {i} LIMIT 1")
+        if row:
+            raise SqlanonError(f"source {self.source!r} has duplicate id {row[0][0]!r} ({row[0][1]} rows) in column "
+                               f"{self.id!r}; keep one row per person")
+        row = self._q(f"SELECT {i} FROM {src} WHERE {s} IS NULL ORDER BY {i} LIMIT 1")
+        if row:
+            raise SqlanonError(f"source {self.source!r} has a NULL in SA column {self.sa!r} (id {row[0][0]!r}); "
+                               "fill or drop such rows before releasing")
+        l = self._q(f"SELECT count(DISTINCT {s}) FROM {src}")[0][0]
+        if l < self.m:
+            raise SqlanonError(f"m = {self.m} is above the {l} distinct values of SA column {self.sa!r} in "
+                               f"{self.source!r}; choose m <= {l}")
+        if self._exists(self.tables["ledger"]):
+            first = self._q(f"SELECT params, source_schema FROM {quote(self.tables['ledger'])} ORDER BY release LIMIT 1")
+            old_params, old_schema = json.loads(first[0][0]), json.loads(first[0][1])
+            for k, v in self.params().items():
+                if old_params.get(k) != v:
+                    raise SqlanonError(f"project {self.project!r} was released with {k} = {old_params.get(k)!r}, "
+                                       f"now {v!r}; use the same parameters or a new project name")
+            for c, t in old_schema.items():
+                if c not in cols:
+                    raise SqlanonError(f"source {self.source!r} lost column {c!r} ({t}) since the last release of "
+                                       f"project {self.project!r} (dropped or renamed); restore it")
+                if cols[c] != t:
+                    raise SqlanonError(f"column {c!r} of source {self.source!r} changed type from {t} to {cols[c]} "
+                                       f"since the last release of project {self.project!r}; cast it back")
+        for key in ("qit", "st", "pub", "mem"):
+            name = self.tables[key]
+            if self._exists(name) and not self._exists(self.tables["ledger"]):
+                raise SqlanonError(f"table {name!r} exists but project {self.project!r} has no ledger; "
+                                   "drop it or choose another project name")
+        return cols
+
+    def _src(self) -> str:
+        return ".".join(quote(p) for p in self.source.split(".")) if "." in self.source else quote(self.source)
+
+    def _create_tables(self, cols: dict[str, str]) -> None:
+        T = {k: quote(v) for k, v in self.tables.items()}
+        qi_defs = ", ".join(f"{quote(c)} {cols[c]}" for c in self.qi)
+        sa_def = f"{quote(self.sa)} {cols[self.sa]}"
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['qit']} (release INTEGER, group_id BIGINT, {qi_defs})")
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['st']} (release INTEGER, group_id BIGINT, {sa_def}, count BIGINT)")
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['mem']} (release INTEGER, id {cols[self.id]}, "
+                         f"group_id BIGINT, is_counterfeit BOOLEAN, {sa_def})")
+        if self.output == "generalized":
+            gen = ", ".join(f"{quote(c)} VARCHAR" for c in self.qi)
+            self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['pub']} (release INTEGER, group_id BIGINT, {gen}, {sa_def})")
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['groups']} (group_id BIGINT, signature {cols[self.sa]}[], "
+                         "first_release INTEGER)")
+        self.con.execute(
+            f"CREATE TABLE IF NOT EXISTS {T['ledger']} (release INTEGER, made_at TIMESTAMP, params VARCHAR, "
+            "source_schema VARCHAR, fingerprint UBIGINT, published BIGINT, groups BIGINT, counterfeits BIGINT, "
+            "survivors BIGINT, new BIGINT, deleted BIGINT, reinserted BIGINT, updated BIGINT, held BIGINT, "
+            "ncp DOUBLE, seconds DOUBLE)")
+
+    # ----------------------------------------------------------------- release
+    def _context(self, cols: dict[str, str]) -> dict:
+        tmp = {k: quote(f"sqlanon__{self.project}_{k}") for k in _TEMPS}
+        T = {k: quote(v) for k, v in self.tables.items()} | tmp
+        return {
+            "T": T, "source": self._src(), "id": quote(self.id), "sa": quote(self.sa),
+            "qi": [quote(c) for c in self.qi],
+            "qi_info": [(quote(c), _is_numeric(cols[c])) for c in self.qi],
+            "generalized": self.output == "generalized",
+        }
+
+    def _plan(self, ctx: dict, cols: dict[str, str], params: dict) -> None:
+        """Eligibility plan of the pool: Python sees one count per SA value."""
+        T = ctx["T"]
+        counts = self._q(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[self.sa]}, delta BIGINT)")
+        if not counts:
+            return
+        values = [v for v, _ in counts]
+        c = [int(n) for _, n in counts]
+        if len(values) < self.m:
+            # too few values among the new rows: counterfeits of other values the
+            # project knows (seeded order) make up the m values
+            have = set(values)
+            dom = self._q(
+                f"SELECT v FROM (SELECT DISTINCT sqlanon__sa AS v FROM {T['snap']} UNION "
+                f"SELECT DISTINCT {quote(self.sa)} FROM {T['mem']}) ORDER BY hash(v, $seed), v",
+                {"seed": self.seed})
+            extra = [v for (v,) in dom if v not in have][: self.m - len(values)]
+            target = eligibility.targets(c + [1] * len(extra), self.m, "optimal")
+            rows = [(v, t - n) for v, n, t in zip(values, c, target[: len(c)])]
+            rows += [(v, t) for v, t in zip(extra, target[len(c):])]
+        else:
+            target = eligibility.targets(c, self.m, "optimal")
+            rows = [(v, t - n) for v, n, t in zip(values, c, target)]
+        rows = [r for r in rows if r[1] != 0]
+        if rows:
+            self.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
+
+    def release(self) -> ReleaseResult:
+        """Make the next release in one transaction; on any error nothing is written."""
+        t0 = time.perf_counter()
+        cols = self._validate()
+        ctx = self._context(cols)
+        r = self.last_release() + 1
+        pause = os.environ.get("SQLANON__PAUSE_AT")  # test hook: SIGKILL test stops here
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self._create_tables(cols)
+            gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
+            params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "next_gid": gid}
+            stats = None
+            for name in templates.steps(self.env, self.pipeline):
+                step = name.split("/")[-1].split(".")[0]
+                if step.startswith("06_"):
+                    self._plan(ctx, cols, params)
+                for stmt in templates.render(self.env, name, ctx):
+                    res = self.con.execute(stmt, templates.params_for(stmt, params))
+                    if step.startswith("90_"):
+                        stats = res.fetchall()[0]
+                    else:
+                        res.fetchall()
+                if pause and step.startswith(pause):
+                    print("SQLANON_PAUSED", flush=True)
+                    time.sleep(3600)
+            fp = self._q(f"SELECT coalesce(bit_xor(hash({quote(self.id)}, {quote(self.sa)}, "
+                         f"{', '.join(quote(c) for c in self.qi)})), 0) FROM {self._src()}")[0][0]
+            seconds = time.perf_counter() - t0
+            result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds)
+            d = asdict(result)
+            self.con.execute(
+                f"INSERT INTO {ctx['T']['ledger']} VALUES (?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [r, json.dumps(self.params()), json.dumps(cols), fp,
+                 *[d[k] for k in ("published", "groups", "counterfeits", "survivors", "new", "deleted",
+                                  "reinserted", "updated", "held", "ncp", "seconds")]])
+            for k in _TEMPS:
+                self.con.execute(f"DROP TABLE IF EXISTS {ctx['T'][k]}")
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        return result
+
+
+def status(con: duckdb.DuckDBPyConnection, project: str):
+    """The release ledger of ``project`` as a DataFrame."""
+    check_project(project)
+    name = f"sqlanon_{project}__ledger"
+    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]:
+        raise SqlanonError(f"project {project!r} has no releases in this database (no table {name!r})")
+    return con.execute(f"SELECT * EXCLUDE (params, source_schema) FROM {quote(name)} ORDER BY release").df()
