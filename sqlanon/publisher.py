@@ -247,7 +247,11 @@ class Publisher:
                 if step.startswith("06_"):
                     self._plan(ctx, cols, params)
                 for stmt in templates.render(self.env, name, ctx):
-                    res = self.con.execute(stmt, templates.params_for(stmt, params))
+                    try:
+                        res = self.con.execute(stmt, templates.params_for(stmt, params))
+                    except duckdb.Error as exc:
+                        raise SqlanonError(f"release {r} of project {self.project!r} failed in template {name}: "
+                                           f"{exc}; nothing was written") from exc
                     if step.startswith("90_"):
                         stats = res.fetchall()[0]
                     else:

@@ -1,0 +1,232 @@
+"""sqlanon.Publisher: m-invariance over random dynamic histories, checked by an
+independent checker that reads only the four contract macros; determinism;
+history continued from a reopened database file; bad input writes nothing."""
+
+from __future__ import annotations
+
+import random
+
+import duckdb
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sqlanon
+from sqlanon import Publisher, SqlanonError
+
+SA_VALUES = ["a", "b", "c", "d", "e", "f"]
+
+
+# ----------------------------------------------------------- independent checker
+def check_history(con, project, m, releases):
+    """Read only sqlanon_published_qit/_st and sqlanon_membership; assert every
+    release m-unique, signatures constant over lifespans (an updated person may
+    move to a disjoint signature), and every person's signatures pairwise equal
+    or disjoint, so the intersection over all releases is empty or >= m."""
+    sigs = {}  # release -> {id: (signature, sa)}
+    for r in range(1, releases + 1):
+        st_rows = con.execute("FROM sqlanon_published_st(?, ?)", [project, r]).fetchall()
+        groups = {}
+        for g, v, n in st_rows:
+            assert n == 1, f"release {r} group {g} repeats value {v}"
+            groups.setdefault(g, set()).add(v)
+        for g, vals in groups.items():
+            assert len(vals) >= m, f"release {r} group {g} has {len(vals)} < {m} values"
+        qit = con.execute("SELECT group_id, count(*) FROM sqlanon_published_qit(?, ?) GROUP BY ALL", [project, r]).fetchall()
+        assert dict(qit) == {g: len(v) for g, v in groups.items()}
+        mem = con.execute("SELECT * FROM sqlanon_membership(?, ?)", [project, r]).fetchall()
+        assert len(mem) == len(st_rows)
+        sigs[r] = {}
+        for pid, g, fake, v in mem:
+            assert v in groups[g]
+            assert fake == (pid is None)
+            if pid is not None:
+                assert pid not in sigs[r]
+                sigs[r][pid] = (frozenset(groups[g]), v)
+    persons = {p for r in sigs for p in sigs[r]}
+    for p in persons:
+        seen = [(r, *sigs[r][p]) for r in sorted(sigs) if p in sigs[r]]
+        for (r1, s1, v1), (r2, s2, v2) in zip(seen, seen[1:]):
+            if r2 == r1 + 1 and s1 != s2:
+                assert v1 != v2 and not (s1 & s2), f"person {p}: signature changed {r1}->{r2}"
+        for i in range(len(seen)):
+            for j in range(i + 1, len(seen)):
+                common = len(seen[i][1] & seen[j][1])
+                assert common == 0 or common >= m, f"person {p}: collusion {seen[i][0]}/{seen[j][0]}"
+        inter = frozenset.intersection(*[s for _, s, _ in seen])
+        assert len(inter) == 0 or len(inter) >= m
+
+
+def random_history(con, rnd, n_releases, n0=30, pub_kwargs=None, project="p", m=3):
+    """Drive a random dynamic source (inserts, deletes, updates, re-inserts)."""
+    con.execute("CREATE OR REPLACE TABLE src (id BIGINT, age INTEGER, zip VARCHAR, disease VARCHAR)")
+    state, gone, next_id = {}, {}, 0
+    for _ in range(n0):
+        state[next_id] = (rnd.randint(20, 70), rnd.choice("xyz"), rnd.choice(SA_VALUES))
+        next_id += 1
+    pub = None
+    results = []
+    for r in range(1, n_releases + 1):
+        if r > 1:
+            for pid in rnd.sample(sorted(state), k=min(len(state) - 10, rnd.randint(0, 6))):
+                gone[pid] = state.pop(pid)
+            for pid in rnd.sample(sorted(gone), k=min(len(gone), rnd.randint(0, 4))):
+                age, z, v = gone.pop(pid)
+                state[pid] = (age, z, rnd.choice(SA_VALUES) if rnd.random() < 0.3 else v)
+            for pid in rnd.sample(sorted(state), k=min(len(state), rnd.randint(0, 4))):
+                age, z, _ = state[pid]
+                state[pid] = (age, z, rnd.choice(SA_VALUES))
+            for _ in range(rnd.randint(0, 8)):
+                state[next_id] = (rnd.randint(20, 70), rnd.choice("xyz"), rnd.choice(SA_VALUES))
+                next_id += 1
+        con.execute("DELETE FROM src")
+        con.executemany("INSERT INTO src VALUES (?, ?, ?, ?)", [(k, *v) for k, v in sorted(state.items())])
+        if pub is None:
+            pub = Publisher(con, project, source="src", id="id", qi=["age", "zip"], sa="disease", m=m,
+                            **(pub_kwargs or {"seed": 5}))
+        results.append(pub.release())
+    return results
+
+
+@settings(max_examples=12)
+@given(seed=st.integers(0, 10**6), m=st.integers(2, 4), output=st.sampled_from(["anatomy", "generalized"]))
+def test_random_histories_are_m_invariant(seed, m, output):
+    con = sqlanon.connect()
+    try:
+        res = random_history(con, random.Random(seed), 10, m=m, pub_kwargs={"seed": seed, "output": output})
+        check_history(con, "p", m, 10)
+        assert [r.release for r in res] == list(range(1, 11))
+        n_src = [con.execute("SELECT count(*) FROM sqlanon_membership('p', ?) WHERE NOT is_counterfeit",
+                             [r.release]).fetchall()[0][0] for r in res]
+        assert n_src == [r.published - r.counterfeits for r in res]
+        if output == "generalized":
+            n = con.execute("SELECT count(*) FROM sqlanon_published('p', 10)").fetchall()[0][0]
+            assert n == res[-1].published
+    finally:
+        con.close()
+
+
+def test_history_has_every_class_and_passes_the_audit():
+    con = sqlanon.connect()
+    res = random_history(con, random.Random(11), 12)
+    assert sum(r.updated for r in res) and sum(r.reinserted for r in res) and sum(r.deleted for r in res)
+    check_history(con, "p", 3, 12)
+    report = sqlanon.audit(con, "p", 3)
+    assert report.verdict == "safe", report.summary()
+
+
+def _dump(con, project="p"):
+    out = {}
+    for t in ("qit", "st", "membership", "_groups"):
+        out[t] = con.execute(f'SELECT * FROM "sqlanon_{project}_{t}" ORDER BY ALL').fetchall()
+    return out
+
+
+def test_same_input_and_seed_give_identical_releases():
+    a, b = sqlanon.connect(), sqlanon.connect()
+    random_history(a, random.Random(3), 6)
+    random_history(b, random.Random(3), 6)
+    assert _dump(a) == _dump(b)
+    c = sqlanon.connect()
+    random_history(c, random.Random(3), 6, pub_kwargs={"seed": 99})
+    check_history(c, "p", 3, 6)
+
+
+def test_reopened_file_continues_history(db_path):
+    con = sqlanon.connect(db_path)
+    rnd = random.Random(4)
+    random_history(con, rnd, 3)
+    con.close()
+    con = sqlanon.connect(db_path)
+    con.execute("DELETE FROM src WHERE id % 5 = 0")
+    pub = Publisher(con, "p", source="src", id="id", qi=["age", "zip"], sa="disease", m=3, seed=5)
+    r = pub.release()
+    assert r.release == 4 and r.deleted > 0
+    check_history(con, "p", 3, 4)
+    assert list(sqlanon.publisher.status(con, "p")["release"]) == [1, 2, 3, 4]
+    con.close()
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.fixture
+def released(con):
+    con.execute("CREATE TABLE src AS SELECT range AS id, (range * 7) % 50 AS age, ['a','b','c','d'][range % 4 + 1] "
+                "AS disease FROM range(40)")
+    Publisher(con, "p", source="src", id="id", qi=["age"], sa="disease", m=3).release()
+    return con
+
+
+def _unchanged(con, fn, match):
+    before = _dump(con)
+    with pytest.raises(SqlanonError, match=match):
+        fn()
+    assert _dump(con) == before
+
+
+def _pub(con, **kw):
+    args = dict(source="src", id="id", qi=["age"], sa="disease", m=3)
+    args.update(kw)
+    return Publisher(con, "p", **args)
+
+
+def test_duplicate_ids(released):
+    released.execute("INSERT INTO src VALUES (3, 1, 'a')")
+    _unchanged(released, lambda: _pub(released).release(), "duplicate id 3")
+
+
+def test_null_sa(released):
+    released.execute("UPDATE src SET disease = NULL WHERE id = 7")
+    _unchanged(released, lambda: _pub(released).release(), "NULL in SA column 'disease'")
+
+
+def test_null_id(released):
+    released.execute("UPDATE src SET id = NULL WHERE id = 7")
+    _unchanged(released, lambda: _pub(released).release(), "NULL in id column")
+
+
+def test_m_above_distinct_values(con):
+    con.execute("CREATE TABLE src AS SELECT range AS id, range AS age, ['a','b'][range % 2 + 1] AS disease FROM range(9)")
+    with pytest.raises(SqlanonError, match="m = 3 is above the 2 distinct values"):
+        _pub(con).release()
+    assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_p%'").fetchall()[0][0]
+
+
+@pytest.mark.parametrize("change,match", [
+    ("ALTER TABLE src DROP COLUMN extra", "lost column 'extra'"),
+    ("ALTER TABLE src RENAME COLUMN extra TO extra2", "lost column 'extra'"),
+    ("ALTER TABLE src ALTER age TYPE DOUBLE", "changed type from BIGINT to DOUBLE"),
+])
+def test_source_schema_changed(con, change, match):
+    con.execute("CREATE TABLE src AS SELECT range AS id, range AS age, range AS extra, "
+                "['a','b','c'][range % 3 + 1] AS disease FROM range(30)")
+    _pub(con).release()
+    con.execute(change)
+    _unchanged(con, lambda: _pub(con).release(), match)
+
+
+@pytest.mark.parametrize("kw,match", [({"m": 4}, "m = 3, now 4"), ({"qi": ["age", "id2"]}, None),
+                                      ({"seed": 2}, "seed = 0, now 2"), ({"output": "generalized"}, "output")])
+def test_parameters_changed(released, kw, match):
+    released.execute("ALTER TABLE src ADD COLUMN id2 INTEGER DEFAULT 1")
+    _unchanged(released, lambda: _pub(released, **kw).release(), match or "qi")
+
+
+@pytest.mark.parametrize("kw,match", [({"qi": []}, "empty"), ({"qi": ["disease"]}, "twice"), ({"m": 1}, "m must"),
+                                      ({"model": "x"}, "unknown model"), ({"output": "x"}, "unknown output"),
+                                      ({"qi": ["nope"]}, "not a column"), ({"source": "nosuch"}, "does not exist")])
+def test_bad_arguments(released, kw, match):
+    _unchanged(released, lambda: _pub(released, **kw).release(), match)
+
+
+def test_bad_project_name(con):
+    with pytest.raises(SqlanonError, match="project name"):
+        Publisher(con, "1; DROP", source="src", id="id", qi=["age"], sa="disease", m=3)
+
+
+def test_failure_mid_release_rolls_back(released, tmp_path):
+    """A failing step (here: a user template with an error) leaves nothing behind."""
+    folder = tmp_path / "tpl" / "m_invariance"
+    folder.mkdir(parents=True)
+    (folder / "07_assign.sql.j2").write_text("SELECT error('boom');\n")
+    released.execute("INSERT INTO src VALUES (100, 3, 'a')")
+    _unchanged(released, lambda: _pub(released, templates_dir=tmp_path / "tpl").release(), "failed in template m_invariance/07_assign.sql.j2: .*boom")
