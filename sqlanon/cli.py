@@ -51,5 +51,79 @@ def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
     raise SystemExit(0 if report.verdict == "safe" else 1)
 
 
+@main.command("release")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("project")
+@click.option("--source", help="Source table (first release; later ones read the ledger).")
+@click.option("--id", "id_col", help="Id column of the source.")
+@click.option("--qi", help="Comma-separated quasi-identifier columns.")
+@click.option("--sa", help="Sensitive attribute column.")
+@click.option("--m", "m", type=int, help="m of m-invariance.")
+@click.option("--output", type=click.Choice(["anatomy", "generalized"]), help="Published form (default anatomy).")
+@click.option("--seed", type=int, help="Seed of every ordering (default 0).")
+@click.option("--templates", "templates_dir", type=click.Path(file_okay=False, exists=True),
+              help="Folder of your own templates overriding sql/<pipeline>/ steps.")
+def release_cmd(db, project, source, id_col, qi, sa, m, output, seed, templates_dir) -> None:
+    """Make the next m-invariant release of PROJECT from its source table in DB."""
+    from .errors import SqlanonError
+    from .install import connect
+    from .publisher import Publisher
+
+    con = connect(db)
+    try:
+        qi_list = [c.strip() for c in qi.split(",")] if qi else None
+        name = f"sqlanon_{project}__ledger"
+        exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]
+        if exists:
+            pub = Publisher.open(con, project, templates_dir=templates_dir, source=source, id=id_col, qi=qi_list,
+                                 sa=sa, m=m, output=output, seed=seed)
+        else:
+            missing = [o for o, v in (("--source", source), ("--id", id_col), ("--qi", qi), ("--sa", sa), ("--m", m))
+                       if v is None]
+            if missing:
+                raise SqlanonError(f"the first release of project {project!r} needs {', '.join(missing)}")
+            pub = Publisher(con, project, source=source, id=id_col, qi=qi_list, sa=sa, m=m,
+                            output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir)
+        click.echo(pub.release().line())
+    except SqlanonError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        con.close()
+
+
+@main.command("status")
+@click.argument("db", type=click.Path(exists=True, dir_okay=False))
+@click.argument("project")
+def status_cmd(db, project) -> None:
+    """Print the release ledger of PROJECT in DB."""
+    import duckdb
+
+    from .errors import SqlanonError
+    from .publisher import status
+
+    con = duckdb.connect(db, read_only=True)
+    try:
+        df = status(con, project)
+        click.echo(df.to_string(index=False))
+    except SqlanonError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        con.close()
+
+
+@main.command("demo")
+@click.option("--db", default="sqlanon_demo.duckdb", show_default=True, type=click.Path(dir_okay=False),
+              help="Database file to create (overwritten).")
+@click.option("--releases", default=6, show_default=True, type=click.IntRange(2, 50))
+@click.option("--m", "m", default=5, show_default=True, type=int)
+@click.option("--seed", default=1, show_default=True, type=int)
+def demo_cmd(db, releases, m, seed) -> None:
+    """The main job: m-invariant releases of the bundled Adult data with inserts,
+    deletes, updates and re-inserts, each audited against all earlier ones."""
+    from .demo import run
+
+    run(db, releases=releases, m=m, seed=seed, echo=click.echo)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -26,9 +26,10 @@ from .ident import check_project, quote, require_m, table_columns
 
 MODELS = {"m-invariance": "m_invariance"}
 OUTPUTS = ("anatomy", "generalized")
+MAX_SA_VALUES = 128
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
-_TEMPS = ("snap", "cls", "placed", "vac", "pool", "plan", "elig", "newg", "final")
+_TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "plan", "elig", "newg", "final")
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,19 @@ class Publisher:
             "groups": p + "__groups", "ledger": p + "__ledger",
         }
 
+    @classmethod
+    def open(cls, con: duckdb.DuckDBPyConnection, project: str, templates_dir=None, **overrides) -> "Publisher":
+        """The publisher of an existing project, with the parameters stored in its
+        ledger (``overrides`` must agree with them, else the next release fails)."""
+        check_project(project)
+        name = f"sqlanon_{project}__ledger"
+        if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]:
+            raise SqlanonError(f"project {project!r} has no releases in this database; give source, id, qi, sa "
+                               "and m for its first release")
+        stored = json.loads(con.execute(f"SELECT params FROM {quote(name)} ORDER BY release LIMIT 1").fetchall()[0][0])
+        stored.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(con, project, templates_dir=templates_dir, **stored)
+
     # ----------------------------------------------------------------- helpers
     def _q(self, sql: str, params=None) -> list[tuple]:
         return self.con.execute(sql, params or []).fetchall()
@@ -147,6 +161,12 @@ class Publisher:
         if l < self.m:
             raise SqlanonError(f"m = {self.m} is above the {l} distinct values of SA column {self.sa!r} in "
                                f"{self.source!r}; choose m <= {l}")
+        if self._exists(self.tables["groups"]):
+            l = self._q(f"SELECT count(*) FROM (SELECT DISTINCT {s} FROM {src} UNION "
+                        f"SELECT DISTINCT unnest(signature) FROM {quote(self.tables['groups'])})")[0][0]
+        if l > MAX_SA_VALUES:
+            raise SqlanonError(f"SA column {self.sa!r} has {l} distinct values; the m-invariance pipeline supports "
+                               f"at most {MAX_SA_VALUES} (signatures are bit masks); bucket the values first")
         if self._exists(self.tables["ledger"]):
             first = self._q(f"SELECT params, source_schema FROM {quote(self.tables['ledger'])} ORDER BY release LIMIT 1")
             old_params, old_schema = json.loads(first[0][0]), json.loads(first[0][1])
