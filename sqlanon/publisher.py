@@ -29,7 +29,7 @@ OUTPUTS = ("anatomy", "generalized")
 MAX_SA_VALUES = 128
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
-_TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "plan", "elig", "newg", "final")
+_TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final")
 
 
 @dataclass(frozen=True)
@@ -264,7 +264,7 @@ class Publisher:
             stats = None
             for name in templates.steps(self.env, self.pipeline):
                 step = name.split("/")[-1].split(".")[0]
-                if step.startswith("06_"):
+                if step.startswith("07_"):
                     self._plan(ctx, cols, params)
                 for stmt in templates.render(self.env, name, ctx):
                     try:

@@ -227,6 +227,6 @@ def test_failure_mid_release_rolls_back(released, tmp_path):
     """A failing step (here: a user template with an error) leaves nothing behind."""
     folder = tmp_path / "tpl" / "m_invariance"
     folder.mkdir(parents=True)
-    (folder / "07_assign.sql.j2").write_text("SELECT error('boom');\n")
+    (folder / "08_assign.sql.j2").write_text("SELECT error('boom');\n")
     released.execute("INSERT INTO src VALUES (100, 3, 'a')")
-    _unchanged(released, lambda: _pub(released, templates_dir=tmp_path / "tpl").release(), "failed in template m_invariance/07_assign.sql.j2: .*boom")
+    _unchanged(released, lambda: _pub(released, templates_dir=tmp_path / "tpl").release(), "failed in template m_invariance/08_assign.sql.j2: .*boom")

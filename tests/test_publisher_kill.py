@@ -58,7 +58,7 @@ def test_sigkill_mid_release(tmp_path):
         assert "DONE 1" in p.communicate(timeout=120)[0]
     before = _dump(killed)
     # release 2, stopped after its publish step (all rows inserted, not committed), then SIGKILL
-    p = _run(killed, 2, pause="08_")
+    p = _run(killed, 2, pause="09_")
     assert p.stdout.readline().strip() == "SQLANON_PAUSED"
     os.kill(p.pid, signal.SIGKILL)
     p.wait(timeout=60)

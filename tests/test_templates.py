@@ -30,7 +30,7 @@ def test_override_wins(tmp_path):
     assert stmts == ["-- mine\nSELECT 1;", "SELECT $seed; -- $release"]
     assert templates.params_for(stmts[1], {"seed": 1, "release": 2}) == {"seed": 1}
     # other steps still come from the package
-    assert "m_invariance/07_assign.sql.j2" in templates.steps(env, "m_invariance")
+    assert "m_invariance/08_assign.sql.j2" in templates.steps(env, "m_invariance")
 
 
 def test_missing_parameter_and_folder(tmp_path):
