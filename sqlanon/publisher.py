@@ -71,7 +71,7 @@ class Publisher:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, project: str, *, source: str, id: str, qi, sa: str,
                  model: str = "m-invariance", m: int, output: str = "anatomy", seed: int = 0,
-                 templates_dir=None) -> None:
+                 eligibility: str = "optimal", templates_dir=None) -> None:
         self.con = con
         self.project = check_project(project)
         self.source, self.id, self.sa = source, id, sa
@@ -82,7 +82,10 @@ class Publisher:
             raise SqlanonError(f"unknown output {output!r}; use 'anatomy' or 'generalized'")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise SqlanonError(f"seed must be a non-negative integer, got {seed!r}")
-        self.model, self.output, self.seed = model, output, seed
+        if eligibility not in ("optimal", "counterfeit", "random"):
+            raise SqlanonError(f"eligibility method {eligibility!r} is not usable here; use 'optimal' (default), "
+                               "'counterfeit' or 'random' (the baseline of seed 000)")
+        self.model, self.output, self.seed, self.eligibility = model, output, seed, eligibility
         self.m = require_m(m)
         if not self.qi:
             raise SqlanonError(f"the QI column list of project {project!r} is empty; name at least one quasi-identifier")
@@ -124,7 +127,7 @@ class Publisher:
 
     def params(self) -> dict:
         return {"source": self.source, "id": self.id, "qi": self.qi, "sa": self.sa, "model": self.model,
-                "m": self.m, "output": self.output, "seed": self.seed}
+                "m": self.m, "output": self.output, "seed": self.seed, "eligibility": self.eligibility}
 
     def ledger(self):
         """The project's release ledger as a DataFrame (empty before the first release)."""
@@ -239,15 +242,20 @@ class Publisher:
                 f"SELECT DISTINCT {quote(self.sa)} FROM {T['mem']}) ORDER BY hash(v, $seed), v",
                 {"seed": self.seed})
             extra = [v for (v,) in dom if v not in have][: self.m - len(values)]
-            target = eligibility.targets(c + [1] * len(extra), self.m, "optimal")
+            target = self._targets(c + [1] * len(extra), params)
             rows = [(v, t - n) for v, n, t in zip(values, c, target[: len(c)])]
             rows += [(v, t) for v, t in zip(extra, target[len(c):])]
         else:
-            target = eligibility.targets(c, self.m, "optimal")
+            target = self._targets(c, params)
             rows = [(v, t - n) for v, n, t in zip(values, c, target)]
         rows = [r for r in rows if r[1] != 0]
         if rows:
             self.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
+
+    def _targets(self, counts: list[int], params: dict) -> list[int]:
+        if self.eligibility == "random":
+            return eligibility.targets(counts, self.m, "random", seed=self.seed * 100003 + params["release"])
+        return eligibility.targets(counts, self.m, self.eligibility)
 
     def release(self) -> ReleaseResult:
         """Make the next release in one transaction; on any error nothing is written."""

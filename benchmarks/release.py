@@ -1,0 +1,229 @@
+"""Benchmark of the m-invariant publisher (issue 4). Prints ratios measured in
+the same run and writes benchmarks/results/release*.{json,md,png}.
+
+    python benchmarks/release.py            # Adult, 1M synthetic, seed 003 and seed 000 protocols
+    python benchmarks/release.py --big      # also 10M synthetic rows (minutes, several GB)
+    python benchmarks/release.py --quick    # fewer seeds (smoke run)
+
+Parts:
+1. one release of Adult (adult.data, 32,561 rows) in-process, vs one ORDER BY of the source;
+2. synthetic 1M (and 10M) rows, each in a fresh subprocess (peak RSS of that process);
+3. seed 003's protocol on Adult: 20 releases, each deletes ~3,500, inserts 4,000,
+   updates 1,000 and re-inserts 1,000 persons (new persons first come from the
+   rest of Adult, then get fresh ids with attribute values of a seeded-random
+   Adult row);
+4. seed 000 §IV-C: T1 = 20,000 random Adult rows (adult.data + adult.test,
+   complete rows), 6 releases each deleting 2,000 and inserting 4,000; SA
+   occupation m = 7, 8 and relationship m = 3, 4; counterfeits per release of
+   eligibility `optimal` (ours) vs the `random` baseline, mean of 5 seeds;
+5. NCP of the generalized release at m = 5 (QI age, workclass, education,
+   marital-status, race, sex, native-country; SA occupation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import sqlanon
+from sqlanon import Publisher
+from sqlanon.datasets import load_adult
+
+OUT = Path(__file__).resolve().parent / "results"
+QI7 = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
+
+
+def order_by_time(con, table: str, cols: list[str]) -> float:
+    t = time.perf_counter()
+    con.execute(f"CREATE OR REPLACE TEMP TABLE bench_sorted AS SELECT * FROM {table} ORDER BY {', '.join(cols)}").fetchall()
+    dt = time.perf_counter() - t
+    con.execute("DROP TABLE bench_sorted")
+    return dt
+
+
+def adult_release() -> dict:
+    con = sqlanon.connect()
+    load_adult(con, "adult", part="data", complete=True)
+    ob = min(order_by_time(con, "adult", QI7 + ["occupation"]) for _ in range(3))
+    times = []
+    for i in range(3):
+        pub = Publisher(con, f"a{i}", source="adult", id="id", qi=QI7, sa="occupation", m=5, output="generalized")
+        times.append(pub.release())
+    r = min(times, key=lambda x: x.seconds)
+    con.close()
+    return {"rows": r.published - r.counterfeits, "seconds": r.seconds, "order_by_seconds": ob,
+            "ratio": r.seconds / ob, "ncp_generalized_m5": r.ncp, "groups": r.groups, "counterfeits": r.counterfeits}
+
+
+SYNTH = """
+import resource, sys, time, json, sqlanon
+n = int(sys.argv[1])
+con = sqlanon.connect()
+con.execute("SET threads = 2")
+con.execute(f"CREATE TABLE src AS SELECT range AS id, (hash(range, 1) % 70 + 17)::INTEGER AS age, "
+            f"(hash(range, 2) % 1000)::INTEGER AS zip, ['F','M'][(hash(range, 3) % 2 + 1)::INTEGER] AS sex, "
+            f"'v' || (hash(range, 4) % 12)::VARCHAR AS disease FROM range({n})")
+t = time.perf_counter()
+con.execute("CREATE TEMP TABLE s AS SELECT * FROM src ORDER BY age, zip, sex, disease").fetchall()
+ob = time.perf_counter() - t
+con.execute("DROP TABLE s")
+pub = sqlanon.Publisher(con, "syn", source="src", id="id", qi=["age", "zip", "sex"], sa="disease", m=5)
+r1 = pub.release()
+con.execute(f"DELETE FROM src WHERE hash(id, 9) % 100 < 5")
+con.execute(f"INSERT INTO src SELECT {n} + range, (hash(range, 5) % 70 + 17)::INTEGER, (hash(range, 6) % 1000)::INTEGER, "
+            f"'F', 'v' || (hash(range, 7) % 12)::VARCHAR FROM range({n // 20})")
+r2 = pub.release()
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"rows": n, "release1_seconds": r1.seconds, "release2_seconds": r2.seconds, "order_by_seconds": ob,
+                  "ratio1": r1.seconds / ob, "ratio2": r2.seconds / ob, "counterfeits2": r2.counterfeits,
+                  "peak_rss_mb": rss}))
+"""
+
+
+def synthetic(n: int) -> dict:
+    p = subprocess.run([sys.executable, "-c", SYNTH, str(n)], capture_output=True, text=True, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def seed003(releases: int = 20, seed: int = 3) -> list[dict]:
+    """Seed 003 protocol; the source is edited with set-based SQL between releases."""
+    con = sqlanon.connect()
+    load_adult(con, "pool", part="both", complete=True)
+    n_pool = con.execute("SELECT count(*) FROM pool").fetchall()[0][0]
+    con.execute("CREATE TABLE src AS SELECT * FROM pool WHERE hash(id, $s) % 45222 < 30000 ORDER BY id", {"s": seed})
+    con.execute("CREATE TABLE gone AS SELECT * FROM src LIMIT 0")
+    con.execute("CREATE TABLE used AS SELECT id FROM src")
+    next_id = n_pool + 1
+    ob = order_by_time(con, "src", QI7 + ["occupation"])
+    pub = Publisher(con, "s3", source="src", id="id", qi=QI7, sa="occupation", m=5, seed=seed)
+    out = []
+    for r in range(1, releases + 1):
+        if r > 1:
+            p = {"s": seed, "r": r}
+            # re-insert 1,000 persons deleted earlier
+            con.execute("INSERT INTO src SELECT * FROM gone ORDER BY hash(id, $s, $r) LIMIT 1000", p)
+            con.execute("DELETE FROM gone WHERE id IN (SELECT id FROM src)")
+            # delete ~3,500
+            con.execute("INSERT INTO gone SELECT * FROM src ORDER BY hash(id, $s, $r, 'd') LIMIT 3500", p)
+            con.execute("DELETE FROM src WHERE id IN (SELECT id FROM gone)")
+            # update 1,000 (new occupation drawn from the domain)
+            con.execute("""UPDATE src SET occupation = (SELECT list(DISTINCT occupation ORDER BY occupation) FROM pool)
+                           [(hash(id, $s, $r, 'v') % 14 + 1)::INTEGER]
+                           WHERE id IN (SELECT id FROM src ORDER BY hash(id, $s, $r, 'u') LIMIT 1000)""", p)
+            # insert 4,000: unused Adult rows first, then fresh ids with a sampled Adult row's values
+            con.execute("""INSERT INTO src SELECT * FROM pool WHERE id NOT IN (SELECT id FROM used)
+                           ORDER BY hash(id, $s, $r, 'i') LIMIT 4000""", p)
+            k = 4000 - con.execute("SELECT count(*) FROM src WHERE id NOT IN (SELECT id FROM used)").fetchall()[0][0]
+            if k > 0:
+                con.execute(f"""INSERT INTO src SELECT * EXCLUDE (j) REPLACE ($nid + row_number() OVER (ORDER BY id, j) - 1 AS id)
+                               FROM (SELECT p.*, j FROM range($k) AS t(j) JOIN pool AS p
+                                     ON p.id = (hash(j, $s, $r, 'x') % {n_pool} + 1)::BIGINT)""",
+                            {"nid": next_id, "k": k, "s": seed, "r": r})
+                next_id += k
+            con.execute("INSERT INTO used SELECT id FROM src WHERE id NOT IN (SELECT id FROM used)")
+            ob = order_by_time(con, "src", QI7 + ["occupation"])
+        res = pub.release()
+        out.append({"release": r, "rows": res.published - res.counterfeits, "counterfeits": res.counterfeits,
+                    "held": res.held, "new": res.new, "deleted": res.deleted, "updated": res.updated,
+                    "reinserted": res.reinserted, "ncp": res.ncp, "seconds": res.seconds, "order_by": ob,
+                    "ratio": res.seconds / ob})
+    report = sqlanon.audit(con, "s3", 5)
+    out.append({"audit": report.verdict})
+    con.close()
+    return out
+
+
+def seed000(sa: str, m: int, method: str, seed: int) -> list[int]:
+    con = sqlanon.connect()
+    load_adult(con, "pool", part="both", complete=True)
+    con.execute("CREATE TABLE shuffled AS SELECT *, row_number() OVER (ORDER BY hash(id, $s)) AS k FROM pool", {"s": seed})
+    con.execute("CREATE TABLE src AS SELECT * EXCLUDE (k) FROM shuffled WHERE k <= 20000")
+    pub = Publisher(con, "s0", source="src", id="id", qi=QI7, sa=sa, m=m, seed=seed, eligibility=method)
+    counts = [pub.release().counterfeits]
+    for r in range(1, 7):
+        con.execute("DELETE FROM src WHERE id IN (SELECT id FROM src ORDER BY hash(id, $s, $r) LIMIT 2000)",
+                    {"s": seed, "r": r})
+        lo = 20000 + (r - 1) * 4000
+        con.execute("INSERT INTO src SELECT * EXCLUDE (k) FROM shuffled WHERE k > $lo AND k <= $hi",
+                    {"lo": lo, "hi": lo + 4000})
+        counts.append(pub.release().counterfeits)
+    con.close()
+    return counts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--big", action="store_true")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    OUT.mkdir(exist_ok=True)
+    res = {}
+    res["adult"] = a = adult_release()
+    print(f"Adult release: {a['rows']} rows {a['seconds']:.3f} s; ORDER BY {a['order_by_seconds']:.3f} s; "
+          f"ratio {a['ratio']:.1f}x; generalized NCP at m=5: {a['ncp_generalized_m5']:.1f}%")
+    res["synthetic"] = []
+    for n in [1_000_000] + ([10_000_000] if args.big else []):
+        s = synthetic(n)
+        res["synthetic"].append(s)
+        print(f"synthetic {n:,}: release 1 {s['release1_seconds']:.1f} s ({s['ratio1']:.1f}x ORDER BY), "
+              f"release 2 {s['release2_seconds']:.1f} s ({s['ratio2']:.1f}x), peak RSS {s['peak_rss_mb']:.0f} MB")
+    s3 = seed003()
+    res["seed003"] = s3
+    rel = [x for x in s3 if "release" in x]
+    for x in rel:
+        print(f"seed 003 release {x['release']:>2}: {x['rows']} rows, {x['counterfeits']} counterfeits, {x['held']} held, "
+              f"NCP {x['ncp']:.1f}%, {x['seconds']:.2f} s = {x['ratio']:.1f}x ORDER BY")
+    print(f"seed 003: release 20 / release 2 = {rel[-1]['seconds'] / rel[1]['seconds']:.2f}; audit: {s3[-1]['audit']}")
+    seeds = [1, 2] if args.quick else [1, 2, 3, 4, 5]
+    res["seed000"] = []
+    for sa, m in (("occupation", 7), ("occupation", 8), ("relationship", 3), ("relationship", 4)):
+        row = {"sa": sa, "m": m}
+        for method in ("optimal", "random"):
+            runs = []
+            for sd in seeds:
+                try:
+                    runs.append(seed000(sa, m, method, sd))
+                except sqlanon.SqlanonError as exc:
+                    print(f"  {sa} m={m} {method} seed {sd}: {exc}")
+            row[method] = [sum(c) / len(c) for c in zip(*runs)] if runs else None
+        o, rnd = row["optimal"], row["random"]
+        if o and rnd:
+            row["reduction_pct"] = 100.0 * (1 - sum(o[1:]) / max(1, sum(rnd[1:])))
+        res["seed000"].append(row)
+        print(f"seed 000 {sa} m={m}: counterfeits/release ours {[round(x) for x in o or []]} vs random "
+              f"{[round(x) for x in rnd or []]}; reduction {row.get('reduction_pct', float('nan')):.0f}%")
+    res["peak_rss_mb_main"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    name = "release_big" if args.big else "release"
+    (OUT / f"{name}.json").write_text(json.dumps(res, indent=1))
+    plot(res, name)
+
+
+def plot(res: dict, name: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rel = [x for x in res["seed003"] if "release" in x]
+    fig, ax = plt.subplots(1, 3, figsize=(15, 4))
+    ax[0].plot([x["release"] for x in rel], [x["counterfeits"] for x in rel], marker="o")
+    ax[0].set(title="seed 003 protocol: counterfeits per release", xlabel="release")
+    ax[1].plot([x["release"] for x in rel], [x["ratio"] for x in rel], marker="o")
+    ax[1].set(title="release time / ORDER BY time", xlabel="release")
+    for row in res["seed000"]:
+        if row.get("optimal") and row.get("random"):
+            ax[2].plot(row["optimal"], marker="o", label=f"{row['sa']} m={row['m']} optimal")
+            ax[2].plot(row["random"], ls="--", label=f"{row['sa']} m={row['m']} random")
+    ax[2].set(title="seed 000 §IV-C: counterfeits per release", xlabel="release - 1")
+    ax[2].legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(OUT / f"{name}.png", dpi=100)
+
+
+if __name__ == "__main__":
+    main()
