@@ -230,3 +230,20 @@ def test_failure_mid_release_rolls_back(released, tmp_path):
     (folder / "08_assign.sql.j2").write_text("SELECT error('boom');\n")
     released.execute("INSERT INTO src VALUES (100, 3, 'a')")
     _unchanged(released, lambda: _pub(released, templates_dir=tmp_path / "tpl").release(), "failed in template m_invariance/08_assign.sql.j2: .*boom")
+
+
+def test_generalized_extent_covers_the_exact_qi():
+    con = sqlanon.connect()
+    random_history(con, random.Random(8), 4, pub_kwargs={"seed": 1, "output": "generalized"})
+    for r in range(1, 5):
+        qit = con.execute("FROM sqlanon_published_qit('p', ?)", [r]).fetchall()
+        pub = con.execute("FROM sqlanon_published('p', ?)", [r]).fetchall()
+        assert len(qit) == len(pub)
+        ext = {}
+        for g, age, z, _ in pub:
+            ext.setdefault(g, set()).add((age, z))
+        for g, age, z in qit:
+            (a, zz), = ext[g]
+            lo, _, hi = a.partition("-")
+            assert int(lo) <= age <= int(hi or lo)
+            assert z == zz or (zz.startswith("{") and z in zz.strip("{}").split(","))
