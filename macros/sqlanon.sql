@@ -9,3 +9,6 @@
 .read macros/anatomy_groups.sql
 .read macros/eligibility.sql
 .read macros/eligibility_rows.sql
+.read macros/generalize.sql
+.read macros/ncp.sql
+.read macros/discernibility.sql

@@ -4,7 +4,8 @@ from .errors import SqlanonError
 from .install import Installed, bundle, connect, install
 from .audit import AuditReport, audit
 from .publisher import Publisher, ReleaseResult
+from . import metrics
 
 __version__ = "0.1.0"
 
-__all__ = ["Publisher", "ReleaseResult", "AuditReport", "audit", "SqlanonError", "Installed", "bundle", "connect", "install", "__version__"]
+__all__ = ["metrics", "Publisher", "ReleaseResult", "AuditReport", "audit", "SqlanonError", "Installed", "bundle", "connect", "install", "__version__"]

@@ -1,0 +1,58 @@
+-- Utility metrics: Normalized Certainty Penalty (seed 003 eq. 4-6; docs/metrics.md).
+-- Input: a grouped table with the exact QI values and a group id column.
+-- Each group's QI are generalized to the group's extent:
+--   numeric column    : (max - min in group) / (max - min in table), 0 if the table range is 0
+--   other columns     : 0 if the group holds one distinct value, else
+--                       distinct-in-group / distinct-in-table
+-- Result (one row): ncp = 100 * sum over rows and QI columns / (rows * |QI|), in %;
+-- per_column = MAP(column -> that column's average NCP in %).
+-- NULL QI values are ignored (they neither widen nor count as a value);
+-- NULL group ids form one group.
+CREATE OR REPLACE MACRO sqlanon_ncp(tbl, qi, group_col) AS TABLE
+    WITH chk AS (
+        SELECT CASE WHEN qi IS NULL OR len(qi) = 0 THEN error('sqlanon_ncp: the QI list is empty; pass at least one column')
+                    ELSE 1 END AS ok
+    ),
+    src AS (
+        SELECT COLUMNS(lambda c: c = group_col) AS __g,
+               COLUMNS(lambda c: list_contains(qi, c))::VARCHAR
+        FROM query_table(tbl::VARCHAR), chk
+    ),
+    n AS (SELECT count(*)::DOUBLE AS n FROM src),
+    long AS (UNPIVOT src ON COLUMNS(* EXCLUDE __g) INTO NAME col VALUE v),
+    types AS (
+        UNPIVOT (SELECT typeof(COLUMNS(lambda c: list_contains(qi, c))) FROM query_table(tbl::VARCHAR) LIMIT 1)
+        ON COLUMNS(*) INTO NAME col VALUE t
+    ),
+    typed AS (
+        SELECT l.__g, l.col, l.v,
+               CASE WHEN t.t IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT',
+                                 'UINTEGER', 'UBIGINT', 'UHUGEINT', 'FLOAT', 'DOUBLE') OR t.t LIKE 'DECIMAL%'
+                    THEN TRY_CAST(l.v AS DOUBLE) END AS d,
+               (t.t IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT',
+                        'UINTEGER', 'UBIGINT', 'UHUGEINT', 'FLOAT', 'DOUBLE') OR t.t LIKE 'DECIMAL%') AS numeric
+        FROM long l JOIN types t USING (col)
+    ),
+    dom AS (
+        SELECT col, any_value(numeric) AS numeric, max(d) - min(d) AS range, count(DISTINCT v) AS nd
+        FROM typed GROUP BY col
+    ),
+    grp AS (
+        SELECT __g, col, max(d) - min(d) AS range, count(DISTINCT v) AS nd FROM typed GROUP BY __g, col
+    ),
+    sizes AS (SELECT __g, count(*) AS rows FROM src GROUP BY __g),
+    per AS (
+        SELECT q.col,
+               sum(s.rows * CASE WHEN dom.numeric THEN coalesce(g.range / nullif(dom.range, 0), 0)
+                                 WHEN coalesce(g.nd, 0) <= 1 THEN 0
+                                 ELSE g.nd / dom.nd END) AS pen
+        FROM (SELECT unnest(qi) AS col) q
+        CROSS JOIN sizes s
+        LEFT JOIN grp g ON g.col = q.col AND g.__g IS NOT DISTINCT FROM s.__g
+        LEFT JOIN dom ON dom.col = q.col
+        GROUP BY q.col
+    )
+    SELECT coalesce(100.0 * sum(pen) / nullif(any_value(n.n) * len(qi), 0), 0.0) AS ncp,
+           map_from_entries(list({'key': col, 'value': coalesce(100.0 * pen / nullif(n.n, 0), 0.0)} ORDER BY col)) AS per_column
+    FROM per, n;
+COMMENT ON MACRO TABLE sqlanon_ncp IS 'NCP (seed 003 eq. 4-6) of a grouped table generalized to each group''s extent: ncp in % of rows x QIs, per_column MAP in %. Args: tbl, qi list, group_col.';
