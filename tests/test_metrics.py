@@ -1,0 +1,116 @@
+"""Utility metrics vs slow obvious pure-Python references (hypothesis)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sqlanon
+from sqlanon import metrics
+
+
+def ref_ncp(rows, qi, numeric, g):
+    """rows: list of dicts. Returns (ncp %, {col: %})."""
+    n = len(rows)
+    per = {}
+    for c in qi:
+        vals = [r[c] for r in rows if r[c] is not None]
+        groups = defaultdict(list)
+        for r in rows:
+            groups[r[g]].append(r)
+        total = 0.0
+        for members in groups.values():
+            gv = [r[c] for r in members if r[c] is not None]
+            if numeric[c]:
+                dom = (max(vals) - min(vals)) if vals else 0
+                pen = (max(gv) - min(gv)) / dom if gv and dom else 0.0
+            else:
+                nd = len(set(gv))
+                pen = 0.0 if nd <= 1 else nd / len(set(vals))
+            total += pen * len(members)
+        per[c] = 100.0 * total / n if n else 0.0
+    return (sum(per.values()) / len(qi) if n else 0.0), per
+
+
+def ref_disc(rows, qi):
+    cnt = Counter(tuple(r[c] for c in qi) for r in rows)
+    return sum(v * v for v in cnt.values()), len(cnt), len(rows)
+
+
+def _load(con, rows):
+    df = pd.DataFrame(rows, columns=["g", "a", "x", "s"]).astype({"g": "Int64", "x": "Int64", "s": "string"})
+    con.execute("CREATE OR REPLACE TABLE t (g BIGINT, a VARCHAR, x BIGINT, s VARCHAR)")
+    con.register("df_", df)
+    con.execute("INSERT INTO t SELECT g, a, x, s FROM df_")
+    con.unregister("df_")
+
+
+row_st = st.fixed_dictionaries({
+    "g": st.integers(0, 3),
+    "a": st.sampled_from(["p", "q", "r"]),
+    "x": st.one_of(st.none(), st.integers(-5, 40)),
+    "s": st.one_of(st.none(), st.sampled_from(["u", "v", "w", "z"])),
+})
+
+
+@settings(max_examples=60)
+@given(st.lists(row_st, min_size=1, max_size=30))
+def test_ncp_matches_reference(con, rows):
+    _load(con, [[r["g"], r["a"], r["x"], r["s"]] for r in rows])
+    got, per = metrics.ncp(con, "t", ["a", "x", "s"], "g")
+    want, wper = ref_ncp(rows, ["a", "x", "s"], {"a": False, "x": True, "s": False}, "g")
+    assert got == pytest.approx(want)
+    for c in wper:
+        assert per[c] == pytest.approx(wper[c])
+
+
+@settings(max_examples=60)
+@given(st.lists(row_st, min_size=0, max_size=30), st.integers(1, 5))
+def test_discernibility_and_cavg_match_reference(con, rows, k):
+    _load(con, [[r["g"], r["a"], r["x"], r["s"]] for r in rows])
+    d, groups, n = ref_disc(rows, ["a", "s"])
+    assert metrics.discernibility(con, "t", ["a", "s"]) == d
+    c = metrics.avg_group_size(con, "t", ["a", "s"], k)
+    if groups == 0:
+        assert c is None
+    else:
+        assert c == pytest.approx(n / groups / k)
+
+
+def test_ncp_hand_example(con):
+    con.execute("CREATE TABLE h AS SELECT * FROM (VALUES (1,'a',3.5),(1,'b',4.0),(2,'a',1.0)) v(g,s,d)")
+    got, per = metrics.ncp(con, "h", ["s", "d"], "g")
+    # s: group 1 has {a,b} of domain {a,b} -> 1 for 2 rows; d: 0.5/3 for 2 rows
+    assert per["s"] == pytest.approx(100 * 2 / 3)
+    assert per["d"] == pytest.approx(100 * (2 * 0.5 / 3) / 3)
+    assert got == pytest.approx((per["s"] + per["d"]) / 2)
+    # one group per row -> 0
+    assert metrics.ncp(con, "h", ["s", "d"], "d")[0] == 0.0
+
+
+def test_discernibility_adult(con):
+    from sqlanon.datasets import load_adult
+    load_adult(con, "adult")
+    rows = con.execute("SELECT sex, race FROM adult").fetchall()
+    cnt = Counter(rows)
+    assert metrics.discernibility(con, "adult", ["sex", "race"]) == sum(v * v for v in cnt.values())
+
+
+def test_bad_input(con):
+    con.execute("CREATE TABLE b AS SELECT 1 AS g, 'a' AS s")
+    with pytest.raises(sqlanon.SqlanonError, match="nope"):
+        metrics.ncp(con, "nope", ["s"], "g")
+    with pytest.raises(sqlanon.SqlanonError, match="'q'"):
+        metrics.ncp(con, "b", ["q"], "g")
+    with pytest.raises(sqlanon.SqlanonError, match="'h'"):
+        metrics.ncp(con, "b", ["s"], "h")
+    with pytest.raises(sqlanon.SqlanonError, match="empty"):
+        metrics.discernibility(con, "b", [])
+    with pytest.raises(sqlanon.SqlanonError, match="k must"):
+        metrics.avg_group_size(con, "b", ["s"], 0)
+    with pytest.raises(Exception, match="empty"):
+        con.execute("SELECT * FROM sqlanon_ncp('b', []::VARCHAR[], 'g')").fetchall()
