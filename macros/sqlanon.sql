@@ -3,6 +3,8 @@
 --   From anywhere:              sqlanon macros > sqlanon_all.sql   then   .read sqlanon_all.sql
 -- sqlanon.install(con) loads the same files in the same order (the .read lines below).
 -- One concern per file; add a file here when you add one to macros/.
+.read macros/_validate.sql
+.read macros/checks.sql
 .read macros/published.sql
 .read macros/audit_history.sql
 .read macros/audit_comparison.sql
@@ -12,3 +14,4 @@
 .read macros/generalize.sql
 .read macros/ncp.sql
 .read macros/discernibility.sql
+.read macros/kl_divergence.sql

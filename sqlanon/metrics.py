@@ -34,3 +34,13 @@ def avg_group_size(con: duckdb.DuckDBPyConnection, table: str, qi: Sequence[str]
         raise SqlanonError(f"k must be a positive number, got {k!r}")
     v = con.execute("SELECT c_avg FROM sqlanon_avg_group_size(?, ?, ?)", [table, qi, k]).fetchall()[0][0]
     return None if v is None else float(v)
+
+
+def kl_divergence(con: duckdb.DuckDBPyConnection, table: str, qi: Sequence[str], sa: str, group_col: str) -> float:
+    """KL-divergence (natural log) between the exact (QI, SA) distribution and
+    Anatomy's group-wise reconstruction (docs/metrics.md)."""
+    qi = ident.require_qi(con, table, qi)
+    ident.require_columns(con, table, [sa], role="SA column")
+    ident.require_columns(con, table, [group_col], role="group column")
+    return float(con.execute("SELECT kl_divergence FROM sqlanon_kl_divergence(?, ?, ?, ?)",
+                             [table, qi, sa, group_col]).fetchall()[0][0])

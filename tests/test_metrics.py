@@ -114,3 +114,41 @@ def test_bad_input(con):
         metrics.avg_group_size(con, "b", ["s"], 0)
     with pytest.raises(Exception, match="empty"):
         con.execute("SELECT * FROM sqlanon_ncp('b', []::VARCHAR[], 'g')").fetchall()
+
+
+def ref_kl(rows, qi, sa, g):
+    import math
+    n = len(rows)
+    if n == 0:
+        return 0.0
+    p = Counter((tuple(r[c] for c in qi), r[sa]) for r in rows)
+    groups = defaultdict(list)
+    for r in rows:
+        groups[r[g]].append(r)
+    total = 0.0
+    for (q, s), c in p.items():
+        ps = 0.0
+        for members in groups.values():
+            cq = sum(1 for r in members if tuple(r[x] for x in qi) == q)
+            cs = sum(1 for r in members if r[sa] == s)
+            ps += cq / n * cs / len(members)
+        total += c / n * math.log((c / n) / ps)
+    return total
+
+
+@settings(max_examples=60)
+@given(st.lists(row_st, min_size=0, max_size=25))
+def test_kl_matches_reference(con, rows):
+    _load(con, [[r["g"], r["a"], r["x"], r["s"]] for r in rows])
+    got = metrics.kl_divergence(con, "t", ["a", "x"], "s", "g")
+    assert got == pytest.approx(ref_kl(rows, ["a", "x"], "s", "g"), abs=1e-9)
+    assert got >= -1e-12
+
+
+def test_kl_hand_example(con):
+    import math
+    con.execute("CREATE TABLE h AS SELECT * FROM (VALUES (1,'a',3.5,'x'),(1,'b',4.0,'y'),(2,'a',1.0,'y')) v(g,s,d,z)")
+    # group 1: two rows, each P = 1/3, P* = 1/3 * 1/2 -> 2/3 ln 2; group 2 exact -> 0
+    assert metrics.kl_divergence(con, "h", ["s", "d"], "z", "g") == pytest.approx(2 / 3 * math.log(2))
+    with pytest.raises(sqlanon.SqlanonError, match="'nope'"):
+        metrics.kl_divergence(con, "h", ["s"], "nope", "g")
