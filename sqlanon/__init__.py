@@ -5,6 +5,7 @@ from .install import Installed, bundle, connect, install
 from .audit import AuditReport, audit
 from .publisher import Publisher, ReleaseResult
 from . import metrics
+from . import checks
 
 __version__ = "0.1.0"
 

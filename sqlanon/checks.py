@@ -1,0 +1,65 @@
+"""Static privacy checks: thin wrappers over the macros in macros/checks.sql
+(docs/checks.md). Names are validated with sqlanon.ident; values are parameters."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import duckdb
+import pandas as pd
+
+from . import ident
+
+
+def _one(con, sql, params) -> dict:
+    cur = con.execute(sql, params)
+    cols = [d[0] for d in cur.description]
+    return dict(zip(cols, cur.fetchall()[0]))
+
+
+def _sa(con, table, sa):
+    ident.require_columns(con, table, [sa], role="SA column")
+    return sa
+
+
+def k_anonymity(con: duckdb.DuckDBPyConnection, table: str, qi: Sequence[str]) -> dict:
+    qi = ident.require_qi(con, table, qi)
+    return _one(con, "SELECT * FROM sqlanon_k_anonymity(?, ?)", [table, qi])
+
+
+def k_anonymity_violations(con, table: str, qi: Sequence[str], k: int) -> pd.DataFrame:
+    qi = ident.require_qi(con, table, qi)
+    return con.execute("SELECT * FROM sqlanon_k_anonymity_violations(?, ?, ?)", [table, qi, int(k)]).df()
+
+
+def group_sizes(con, table: str, qi: Sequence[str]) -> pd.DataFrame:
+    qi = ident.require_qi(con, table, qi)
+    return con.execute("SELECT * FROM sqlanon_group_sizes(?, ?)", [table, qi]).df()
+
+
+def l_diversity(con, table: str, qi: Sequence[str], sa: str) -> dict:
+    qi = ident.require_qi(con, table, qi)
+    return _one(con, "SELECT * FROM sqlanon_l_diversity(?, ?, ?)", [table, qi, _sa(con, table, sa)])
+
+
+def l_diversity_violations(con, table: str, qi: Sequence[str], sa: str, l: int) -> pd.DataFrame:
+    qi = ident.require_qi(con, table, qi)
+    return con.execute("SELECT * FROM sqlanon_l_diversity_violations(?, ?, ?, ?)",
+                       [table, qi, _sa(con, table, sa), int(l)]).df()
+
+
+def recursive_cl(con, table: str, qi: Sequence[str], sa: str, l: int) -> dict:
+    qi = ident.require_qi(con, table, qi)
+    l = ident.require_m(l, name="l") if l != 1 else 1
+    return _one(con, "SELECT * FROM sqlanon_recursive_cl(?, ?, ?, ?)", [table, qi, _sa(con, table, sa), l])
+
+
+def m_eligibility(con, table: str, sa: str, m: int) -> dict:
+    m = ident.require_m(m)
+    ident.require_table(con, table)
+    return _one(con, "SELECT * FROM sqlanon_m_eligibility(?, ?, ?)", [table, _sa(con, table, sa), m])
+
+
+def profile(con, table: str, qi: Sequence[str], sa: str) -> dict:
+    qi = ident.require_qi(con, table, qi)
+    return _one(con, "SELECT * FROM sqlanon_profile(?, ?, ?)", [table, qi, _sa(con, table, sa)])
