@@ -15,3 +15,4 @@
 .read macros/ncp.sql
 .read macros/discernibility.sql
 .read macros/kl_divergence.sql
+.read macros/penalty_dl.sql

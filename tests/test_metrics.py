@@ -152,3 +152,19 @@ def test_kl_hand_example(con):
     assert metrics.kl_divergence(con, "h", ["s", "d"], "z", "g") == pytest.approx(2 / 3 * math.log(2))
     with pytest.raises(sqlanon.SqlanonError, match="'nope'"):
         metrics.kl_divergence(con, "h", ["s"], "nope", "g")
+
+
+def test_penalty_dl_paper_table12(con):
+    # seed 004 Table 12: groups of 4, 5, 3; |D^j| = 13, |HD| = 1, |SP| = 2 -> DL = 89
+    con.execute("CREATE TABLE p AS SELECT unnest([1,1,1,1,2,2,2,2,2,3,3,3]) AS gid")
+    assert con.execute("SELECT dl FROM sqlanon_penalty_dl('p', 'gid', 13, 1, 2)").fetchall()[0][0] == 89
+
+
+@settings(max_examples=40)
+@given(st.lists(st.integers(0, 5), max_size=30), st.integers(0, 40), st.integers(0, 5), st.integers(0, 5))
+def test_penalty_dl_matches_reference(con, gids, n, held, sup):
+    con.execute("CREATE OR REPLACE TABLE p (gid BIGINT)")
+    if gids:
+        con.executemany("INSERT INTO p VALUES (?)", [[x] for x in gids])
+    want = sum(v * v for v in Counter(gids).values()) + n * (held + sup)
+    assert con.execute("SELECT dl FROM sqlanon_penalty_dl('p', 'gid', ?, ?, ?)", [n, held, sup]).fetchall()[0][0] == want
