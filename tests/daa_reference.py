@@ -15,7 +15,8 @@ Used by the tests only, as the independent check of the SQL implementation:
   counted once per release: 4^2 + 5^2 + 3^2 + 13 * (1 + 2) = 89.
 * ``exhaustive_daa`` -- the paper's exhaustive search, on tiny inputs: every
   choice per current row (publish; suppress; for an updated row also "hold":
-  suppress the new version and publish the old one) times every set partition
+  suppress the new version and publish the old one; for a deleted row: gone or
+  "hold", publish its previous tuple, Definition 5) times every set partition
   of the published rows; returns the minimum-DL release satisfying
   Definition 6.  Suppressing everything is always allowed, so a release always
   exists; "feasible without suppression" is ``best.suppressed == 0``.
@@ -93,15 +94,19 @@ def exhaustive_daa(prev_assign, prev_sa, current, l):
     Exponential: meant for <= ~7 current rows.  Ties are broken by the first
     release found in a fixed enumeration order (deterministic).
     """
-    ids = sorted(current)
-    updated = {i for i in ids if i in prev_sa and prev_sa[i] != current[i]}
-    options = [("pub", "sup", "hold") if i in updated else ("pub", "sup") for i in ids]
-    n = len(ids)
+    n = len(current)
+    deleted = sorted(i for i in prev_sa if i in prev_assign and i not in current)
+    ids = sorted(current) + deleted
+    updated = {i for i in current if i in prev_sa and prev_sa[i] != current[i]}
+    options = [
+        ("gone", "hold") if i not in current else ("pub", "sup", "hold") if i in updated else ("pub", "sup")
+        for i in ids
+    ]
     best = None
     for choice in product(*options):
         held = frozenset(i for i, c in zip(ids, choice) if c == "hold")
         # holding suppresses the new version (SP) and publishes the old one (HD)
-        suppressed = frozenset(i for i, c in zip(ids, choice) if c in ("sup", "hold"))
+        suppressed = frozenset(i for i, c in zip(ids, choice) if c == "sup" or (c == "hold" and i in current))
         pub = [i for i, c in zip(ids, choice) if c in ("pub", "hold")]
         penalty = n * (len(held) + len(suppressed))
         sa = {i: (prev_sa[i] if i in held else current[i]) for i in pub}
