@@ -24,42 +24,42 @@ def _sa(con, table, sa):
 
 def k_anonymity(con: duckdb.DuckDBPyConnection, table: str, qi: Sequence[str]) -> dict:
     qi = ident.require_qi(con, table, qi)
-    return _one(con, "SELECT * FROM sqlanon_k_anonymity(?, ?)", [table, qi])
+    return _one(con, "SELECT * FROM sqlanon_k_anonymity(?, ?)", [ident.qualified(con, table), qi])
 
 
 def k_anonymity_violations(con, table: str, qi: Sequence[str], k: int) -> pd.DataFrame:
     qi = ident.require_qi(con, table, qi)
-    return con.execute("SELECT * FROM sqlanon_k_anonymity_violations(?, ?, ?)", [table, qi, int(k)]).df()
+    return con.execute("SELECT * FROM sqlanon_k_anonymity_violations(?, ?, ?)", [ident.qualified(con, table), qi, int(k)]).df()
 
 
 def group_sizes(con, table: str, qi: Sequence[str]) -> pd.DataFrame:
     qi = ident.require_qi(con, table, qi)
-    return con.execute("SELECT * FROM sqlanon_group_sizes(?, ?)", [table, qi]).df()
+    return con.execute("SELECT * FROM sqlanon_group_sizes(?, ?)", [ident.qualified(con, table), qi]).df()
 
 
 def l_diversity(con, table: str, qi: Sequence[str], sa: str) -> dict:
     qi = ident.require_qi(con, table, qi)
-    return _one(con, "SELECT * FROM sqlanon_l_diversity(?, ?, ?)", [table, qi, _sa(con, table, sa)])
+    return _one(con, "SELECT * FROM sqlanon_l_diversity(?, ?, ?)", [ident.qualified(con, table), qi, _sa(con, table, sa)])
 
 
 def l_diversity_violations(con, table: str, qi: Sequence[str], sa: str, l: int) -> pd.DataFrame:
     qi = ident.require_qi(con, table, qi)
     return con.execute("SELECT * FROM sqlanon_l_diversity_violations(?, ?, ?, ?)",
-                       [table, qi, _sa(con, table, sa), int(l)]).df()
+                       [ident.qualified(con, table), qi, _sa(con, table, sa), int(l)]).df()
 
 
 def recursive_cl(con, table: str, qi: Sequence[str], sa: str, l: int) -> dict:
     qi = ident.require_qi(con, table, qi)
     l = ident.require_m(l, name="l") if l != 1 else 1
-    return _one(con, "SELECT * FROM sqlanon_recursive_cl(?, ?, ?, ?)", [table, qi, _sa(con, table, sa), l])
+    return _one(con, "SELECT * FROM sqlanon_recursive_cl(?, ?, ?, ?)", [ident.qualified(con, table), qi, _sa(con, table, sa), l])
 
 
 def m_eligibility(con, table: str, sa: str, m: int) -> dict:
     m = ident.require_m(m)
     ident.require_table(con, table)
-    return _one(con, "SELECT * FROM sqlanon_m_eligibility(?, ?, ?)", [table, _sa(con, table, sa), m])
+    return _one(con, "SELECT * FROM sqlanon_m_eligibility(?, ?, ?)", [ident.qualified(con, table), _sa(con, table, sa), m])
 
 
 def profile(con, table: str, qi: Sequence[str], sa: str) -> dict:
     qi = ident.require_qi(con, table, qi)
-    return _one(con, "SELECT * FROM sqlanon_profile(?, ?, ?)", [table, qi, _sa(con, table, sa)])
+    return _one(con, "SELECT * FROM sqlanon_profile(?, ?, ?)", [ident.qualified(con, table), qi, _sa(con, table, sa)])
