@@ -16,3 +16,4 @@
 .read macros/discernibility.sql
 .read macros/kl_divergence.sql
 .read macros/penalty_dl.sql
+.read macros/query_error.sql

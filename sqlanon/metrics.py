@@ -44,3 +44,19 @@ def kl_divergence(con: duckdb.DuckDBPyConnection, table: str, qi: Sequence[str],
     ident.require_columns(con, table, [group_col], role="group column")
     return float(con.execute("SELECT kl_divergence FROM sqlanon_kl_divergence(?, ?, ?, ?)",
                              [table, qi, sa, group_col]).fetchall()[0][0])
+
+
+def query_error(con: duckdb.DuckDBPyConnection, table: str, qi: Sequence[str], sa: str, group_col: str,
+                n_queries: int = 1000, selectivity: float = 0.1, seed: int = 0) -> tuple[float | None, int, int]:
+    """Seed 003 eq. 8: mean relative error of seeded random COUNT queries
+    (Anatomy estimate vs exact). Returns (query_error, queries used, skipped)."""
+    qi = ident.require_qi(con, table, qi)
+    ident.require_columns(con, table, [sa], role="SA column")
+    ident.require_columns(con, table, [group_col], role="group column")
+    if isinstance(n_queries, bool) or not isinstance(n_queries, int) or n_queries < 1:
+        raise SqlanonError(f"n_queries must be an integer >= 1, got {n_queries!r}")
+    if isinstance(selectivity, bool) or not isinstance(selectivity, (int, float)) or not 0 < selectivity <= 1:
+        raise SqlanonError(f"selectivity must be in (0, 1], got {selectivity!r}")
+    r = con.execute("SELECT query_error, queries, skipped FROM sqlanon_query_error(?, ?, ?, ?, ?, ?, ?)",
+                    [table, qi, sa, group_col, n_queries, float(selectivity), int(seed)]).fetchall()[0]
+    return (None if r[0] is None else float(r[0])), int(r[1]), int(r[2])

@@ -168,3 +168,62 @@ def test_penalty_dl_matches_reference(con, gids, n, held, sup):
         con.executemany("INSERT INTO p VALUES (?)", [[x] for x in gids])
     want = sum(v * v for v in Counter(gids).values()) + n * (held + sup)
     assert con.execute("SELECT dl FROM sqlanon_penalty_dl('p', 'gid', ?, ?, ?)", [n, held, sup]).fetchall()[0][0] == want
+
+
+def ref_query_error(rows, qi, sa, g, preds, n_queries):
+    """Eq. 8 from the predicate values the SQL picked (query -> col -> set)."""
+    errs, skipped = [], 0
+    groups = defaultdict(list)
+    for r in rows:
+        groups[None if r[g] is None else str(r[g])].append(r)
+
+    def ok(r, c, q):
+        return r[c] is not None and str(r[c]) in preds[q].get(c, set())
+
+    for q in range(n_queries):
+        orig = sum(1 for r in rows if all(ok(r, c, q) for c in qi) and ok(r, sa, q))
+        est = 0.0
+        for members in groups.values():
+            cq = sum(1 for r in members if all(ok(r, c, q) for c in qi))
+            cs = sum(1 for r in members if ok(r, sa, q))
+            est += cq * cs / len(members)
+        if orig == 0:
+            skipped += 1
+        else:
+            errs.append(abs(est - orig) / orig)
+    return (sum(errs) / len(errs) if errs else None), len(errs), skipped
+
+
+@settings(max_examples=30)
+@given(st.lists(row_st, min_size=1, max_size=25), st.sampled_from([0.05, 0.3, 1.0]), st.integers(0, 10**6))
+def test_query_error_matches_reference(con, rows, sel, seed):
+    _load(con, [[r["g"], r["a"], r["x"], r["s"]] for r in rows])
+    nq = 8
+    preds = defaultdict(lambda: defaultdict(set))
+    for q, c, v in con.execute("SELECT * FROM sqlanon__query_error_predicates('t', ['a', 'x'], 's', ?, ?, ?)",
+                               [nq, sel, seed]).fetchall():
+        preds[q][c].add(v)
+    # subset sizes follow the documented rule
+    for c in ["a", "x", "s"]:
+        d = len({str(r[c]) for r in rows if r[c] is not None})
+        want = max(1, round(sel ** (1 / 3) * d)) if d else 0
+        for q in range(nq):
+            assert len(preds[q].get(c, set())) == want
+    got = metrics.query_error(con, "t", ["a", "x"], "s", "g", nq, sel, seed)
+    want = ref_query_error(rows, ["a", "x"], "s", "g", preds, nq)
+    assert got[1:] == want[1:]
+    if want[0] is None:
+        assert got[0] is None
+    else:
+        assert got[0] == pytest.approx(want[0], abs=1e-9)
+
+
+def test_query_error_seeded(con):
+    con.execute("CREATE TABLE q AS SELECT i % 7 AS a, i % 5 AS b, i % 3 AS s, i % 4 AS g FROM range(200) r(i)")
+    a = metrics.query_error(con, "q", ["a", "b"], "s", "g", 50, 0.2, 1)
+    assert a == pytest.approx(metrics.query_error(con, "q", ["a", "b"], "s", "g", 50, 0.2, 1))
+    p1 = con.execute("SELECT list(v ORDER BY query, col, v) FROM sqlanon__query_error_predicates('q', ['a', 'b'], 's', 50, 0.2, 1)").fetchall()
+    p2 = con.execute("SELECT list(v ORDER BY query, col, v) FROM sqlanon__query_error_predicates('q', ['a', 'b'], 's', 50, 0.2, 2)").fetchall()
+    assert p1 != p2
+    with pytest.raises(sqlanon.SqlanonError, match="selectivity"):
+        metrics.query_error(con, "q", ["a"], "s", "g", 10, 0, 1)
