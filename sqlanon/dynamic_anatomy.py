@@ -112,3 +112,79 @@ def _type(con, table: str, col: str) -> str:
     return con.execute(
         "SELECT data_type FROM duckdb_columns() WHERE table_name = ? AND column_name = ?", [table, col]
     ).fetchall()[0][0]
+
+
+def publish(
+    con: duckdb.DuckDBPyConnection,
+    project: str,
+    source: str,
+    *,
+    qi: list[str],
+    sa: str,
+    l: int,
+    id: str = "id",
+    seed: int = 0,
+) -> dict:
+    """Publish ``source`` as the next dynamic-Anatomy release of ``project`` in
+    the release contract's tables (sqlanon_<project>_qit / _st / _membership,
+    docs/contracts.md) plus a private ``sqlanon_<project>_dyn`` (every published
+    row with its QI, so that held deleted rows can be published again).
+    One transaction. Returns the counts of :func:`release` and ``release``."""
+    from .naive import _create_tables
+    from .ident import check_project, require_columns, require_m, require_qi
+
+    check_project(project)
+    l = require_m(l, name="l")
+    qi = require_qi(con, source, qi)
+    cols = require_columns(con, source, [id, sa], role="id/SA column")
+    p = f"sqlanon_{project}"
+    dyn = quote(p + "_dyn")
+    qcols = ", ".join(quote(c) for c in qi)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        _create_tables(con, project, cols, qi, sa, id)
+        qdefs = ", ".join(f"{quote(c)} {cols[c]}" for c in qi)
+        con.execute(
+            f"CREATE TABLE IF NOT EXISTS {dyn} (release INTEGER, id {cols[id]}, group_id BIGINT, held BOOLEAN, "
+            f"{qdefs}, sa VARCHAR)"
+        )
+        r = con.execute(f"SELECT coalesce(max(release), 0) FROM {quote(p + '_membership')}").fetchall()[0][0]
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE sqlanon__dyn_prevrel AS SELECT id, group_id, sa FROM {dyn} WHERE release = ?",
+            [r],
+        )
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE sqlanon__dyn_cur AS SELECT {quote(id)} AS id, {quote(sa)}::VARCHAR AS sa, "
+            f"{qcols} FROM {quote(source)}"
+        )
+        res = release(con, "sqlanon__dyn_cur", "sqlanon__dyn_prevrel" if r else None, l=l, seed=seed)
+        # QI: the current QI for present rows, the previously published QI for held deleted rows
+        con.execute(
+            f"""INSERT INTO {dyn}
+            SELECT ?, o.id, o.group_id, o.held, {', '.join(f'coalesce(c.{quote(q)}, d.{quote(q)})' for q in qi)}, o.sa
+            FROM sqlanon__dyn_release AS o
+            LEFT JOIN sqlanon__dyn_cur AS c ON c.id = o.id
+            LEFT JOIN (SELECT * FROM {dyn} WHERE release = ?) AS d ON d.id = o.id""",
+            [r + 1, r],
+        )
+        con.execute(
+            f"INSERT INTO {quote(p + '_membership')} SELECT release, id, group_id, false, sa FROM {dyn} WHERE release = ?",
+            [r + 1],
+        )
+        con.execute(
+            f"INSERT INTO {quote(p + '_qit')} SELECT release, group_id, {qcols} FROM {dyn} WHERE release = ? "
+            f"ORDER BY group_id, hash(id, ?)",
+            [r + 1, seed],
+        )
+        con.execute(
+            f"INSERT INTO {quote(p + '_st')} SELECT release, group_id, sa, count(*) FROM {dyn} "
+            f"WHERE release = ? GROUP BY ALL ORDER BY ALL",
+            [r + 1],
+        )
+        for t in ("prevrel", "cur", "release"):
+            con.execute(f"DROP TABLE sqlanon__dyn_{t}")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return {**res, "release": int(r + 1)}

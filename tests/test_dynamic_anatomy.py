@@ -78,3 +78,33 @@ def test_never_better_than_exhaustive_daa(con, prev_sa, cur, l):
     res, rows = _run(con, prev.assign, prev.sa, cur, l)
     best = exhaustive_daa(prev.assign, prev.sa, cur, l)
     assert best.dl <= res["dl"]
+
+
+def _history(con, publish, s, n_releases=3):
+    con.execute(
+        f"CREATE OR REPLACE TABLE src AS SELECT range AS id, range AS age, 'd' || (hash(range + {s}) % 3) AS dis "
+        f"FROM range(8)"
+    )
+    publish()
+    nxt = 8
+    for r in range(n_releases - 1):
+        con.execute(f"DELETE FROM src WHERE hash(id + {s} + {r}) % 4 = 0")
+        con.execute(f"UPDATE src SET dis = 'd' || (hash(id + {s} + {r} + 1) % 3) WHERE hash(id * {s} + {r}) % 5 = 0")
+        con.execute(
+            f"INSERT INTO src SELECT range, range, 'd' || (hash(range * {s} + {r}) % 3) FROM range({nxt}, {nxt + 3})"
+        )
+        nxt += 3
+        publish()
+
+
+def test_audit_finds_no_comparison_attack_on_dynamic_but_some_on_anatomy(con):
+    from sqlanon import dynamic_anatomy, naive
+
+    found = {"dyn": 0, "nai": 0}
+    for s in range(20):
+        _history(con, lambda: dynamic_anatomy.publish(con, f"dyn{s}", "src", qi=["age"], sa="dis", l=2, seed=s), s)
+        _history(con, lambda: naive.publish(con, f"nai{s}", "src", qi=["age"], sa="dis", l=2, seed=s), s)
+        for p in ("dyn", "nai"):
+            found[p] += con.execute(f"SELECT count(*) FROM sqlanon_comparison_attacks('{p}{s}', 2)").fetchall()[0][0]
+    assert found["dyn"] == 0
+    assert found["nai"] > 0
