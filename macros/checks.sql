@@ -93,3 +93,21 @@ CREATE OR REPLACE MACRO sqlanon_m_eligibility(tbl, sa, m) AS TABLE
            (sum(sqlanon__n) // max(sqlanon__n))::BIGINT AS max_m
     FROM v;
 COMMENT ON MACRO TABLE sqlanon_m_eligibility IS 'm-eligibility. Args: tbl, sa, m (integer >= 2). Returns eligible, max_count, rows, distinct_values, max_m.';
+
+-- m-uniqueness (Xiao & Tao): every QI group has >= m rows and no SA value repeats inside a group.
+CREATE OR REPLACE MACRO sqlanon_m_uniqueness(tbl, qi, sa, m) AS TABLE
+    WITH chk AS (SELECT sqlanon__require_cols(tbl, list_append(qi, sa)) AS sqlanon__ok,
+                        CASE WHEN m IS NULL OR m < 2 OR m <> floor(m) THEN error('sqlanon_m_uniqueness: m must be an integer >= 2, got ' || coalesce(m::VARCHAR, 'NULL')) END AS sqlanon__okm),
+    gs AS (
+        SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__ok' OR c = 'sqlanon__okm'), count(*)::BIGINT AS sqlanon__n
+        FROM query_table(tbl::VARCHAR), chk GROUP BY ALL
+    ),
+    g AS (
+        SELECT COLUMNS(lambda c: list_contains(qi, c)), sum(sqlanon__n)::BIGINT AS sqlanon__t, max(sqlanon__n) AS sqlanon__mx
+        FROM gs GROUP BY ALL
+    )
+    SELECT coalesce(bool_and(sqlanon__t >= m AND sqlanon__mx = 1), true) AS m_unique,
+           min(sqlanon__t)::BIGINT AS min_group_size, max(sqlanon__mx)::BIGINT AS max_repeat,
+           count(*) FILTER (WHERE sqlanon__t < m OR sqlanon__mx > 1)::BIGINT AS violating_groups
+    FROM g;
+COMMENT ON MACRO TABLE sqlanon_m_uniqueness IS 'm-uniqueness. Args: tbl, qi list, sa, m. Returns m_unique, min_group_size, max_repeat (most copies of one SA value in a group), violating_groups.';

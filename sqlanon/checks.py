@@ -63,3 +63,9 @@ def m_eligibility(con, table: str, sa: str, m: int) -> dict:
 def profile(con, table: str, qi: Sequence[str], sa: str) -> dict:
     qi = ident.require_qi(con, table, qi)
     return _one(con, "SELECT * FROM sqlanon_profile(?, ?, ?)", [ident.qualified(con, table), qi, _sa(con, table, sa)])
+
+
+def m_uniqueness(con, table: str, qi: Sequence[str], sa: str, m: int) -> dict:
+    qi = ident.require_qi(con, table, qi)
+    m = ident.require_m(m)
+    return _one(con, "SELECT * FROM sqlanon_m_uniqueness(?, ?, ?, ?)", [ident.qualified(con, table), qi, _sa(con, table, sa), m])

@@ -178,3 +178,26 @@ def test_bad_input_errors(con):
                       ("SELECT * FROM sqlanon_k_anonymity('nope', ['q1'])", "nope")]:
         with pytest.raises(Exception, match=word):
             con.execute(sql).fetchall()
+
+
+def ref_m_unique(rows, qi, sa, m):
+    g = ref_groups(rows, qi, sa)
+    bad = [v for v in g.values() if len(v) < m or max(Counter(v).values()) > 1]
+    return {"m_unique": not bad, "min_group_size": min((len(v) for v in g.values()), default=None),
+            "max_repeat": max((max(Counter(v).values()) for v in g.values()), default=None),
+            "violating_groups": len(bad)}
+
+
+@settings(max_examples=40)
+@given(rows=st.lists(row_st, max_size=25), qi=st.sampled_from([["q1"], ["q1", "q2"]]), m=st.integers(2, 4))
+def test_m_uniqueness_matches_reference(con, rows, qi, m):
+    load(con, rows)
+    assert checks.m_uniqueness(con, "t", qi, "s", m) == ref_m_unique(rows, qi, "s", m)
+
+
+def test_m_uniqueness_bad_m(con):
+    load(con, [{"q1": 1, "q2": "a", "s": "x"}])
+    with pytest.raises(sqlanon.SqlanonError):
+        checks.m_uniqueness(con, "t", ["q1"], "s", 1)
+    with pytest.raises(Exception, match="m must"):
+        con.execute("SELECT * FROM sqlanon_m_uniqueness('t', ['q1'], 's', 1.5)").fetchall()
