@@ -127,3 +127,35 @@ def demo_cmd(db, releases, m, seed) -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+@main.command("check")
+@click.argument("db", type=click.Path(exists=True, dir_okay=False))
+@click.argument("table")
+@click.option("--qi", required=True, help="Comma-separated quasi-identifier columns.")
+@click.option("--sa", required=True, help="Sensitive attribute column.")
+@click.option("--m", "m", type=int, default=None, help="Also check m-eligibility and m-uniqueness for this m.")
+def check_cmd(db: str, table: str, qi: str, sa: str, m: int | None) -> None:
+    """Print a static privacy check report for TABLE in database DB (opened read-only).
+    Exit status 2 on bad input."""
+    from . import checks
+    from .errors import SqlanonError
+    from .install import connect
+
+    con = connect()
+    con.execute("ATTACH ? AS sqlanon_checked (READ_ONLY)", [db])
+    con.execute("SET search_path = 'sqlanon_checked.main,memory.main'")
+    cols = [c.strip() for c in qi.split(",") if c.strip()]
+    try:
+        report = checks.profile(con, table, cols, sa)
+        report["c_required_l2"] = checks.recursive_cl(con, table, cols, sa, 2)["c_required"]
+        if m is not None:
+            report.update({f"m_eligibility_{k}": v for k, v in checks.m_eligibility(con, table, sa, m).items()})
+            report.update({f"m_uniqueness_{k}": v for k, v in checks.m_uniqueness(con, table, cols, sa, m).items()})
+    except SqlanonError as exc:
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(2)
+    click.echo(f"check report: table {table!r}, QI {cols}, SA {sa!r}")
+    for key, val in report.items():
+        click.echo(f"  {key:32s} {val}")
+    con.close()
