@@ -5,6 +5,7 @@
 -- One concern per file; add a file here when you add one to macros/.
 .read macros/_validate.sql
 .read macros/checks.sql
+.read macros/t_closeness.sql
 .read macros/published.sql
 .read macros/audit_history.sql
 .read macros/audit_comparison.sql

@@ -201,3 +201,35 @@ def test_m_uniqueness_bad_m(con):
         checks.m_uniqueness(con, "t", ["q1"], "s", 1)
     with pytest.raises(Exception, match="m must"):
         con.execute("SELECT * FROM sqlanon_m_uniqueness('t', ['q1'], 's', 1.5)").fetchall()
+
+
+def ref_t(rows, qi, sa, ordered):
+    allv = Counter(r[sa] for r in rows)
+    keys = sorted(allv, key=lambda v: (v is None, v))
+    n = len(rows)
+    worst = None
+    for vals in ref_groups(rows, qi, sa).values():
+        c = Counter(vals)
+        d = [c.get(v, 0) / len(vals) - allv[v] / n for v in keys]
+        if not ordered:
+            e = 0.5 * sum(abs(x) for x in d)
+        elif len(keys) <= 1:
+            e = 0.0
+        else:
+            e = sum(abs(sum(d[: i + 1])) for i in range(len(keys) - 1)) / (len(keys) - 1)
+        worst = e if worst is None else max(worst, e)
+    return worst
+
+
+@settings(max_examples=40)
+@given(rows=st.lists(st.fixed_dictionaries({"q1": st.one_of(st.none(), st.integers(0, 3)),
+                                            "q2": st.sampled_from(["a", "b"]),
+                                            "s": st.one_of(st.none(), st.integers(0, 5))}), max_size=25),
+       qi=st.sampled_from([["q1"], ["q1", "q2"]]), ordered=st.booleans())
+def test_t_closeness_matches_reference(con, rows, qi, ordered):
+    con.execute("CREATE OR REPLACE TABLE t (q1 BIGINT, q2 VARCHAR, s BIGINT)")
+    if rows:
+        con.executemany("INSERT INTO t VALUES (?, ?, ?)", [[r["q1"], r["q2"], r["s"]] for r in rows])
+    got = checks.t_closeness(con, "t", qi, "s", ordered)["t"]
+    assert close(got, ref_t(rows, qi, "s", ordered))
+    assert checks.t_closeness(con, "t", qi, "s")["t"] == checks.t_closeness(con, "t", qi, "s", True)["t"]
