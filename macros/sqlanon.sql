@@ -6,6 +6,7 @@
 .read macros/_validate.sql
 .read macros/checks.sql
 .read macros/t_closeness.sql
+.read macros/bayes.sql
 .read macros/published.sql
 .read macros/audit_history.sql
 .read macros/audit_comparison.sql

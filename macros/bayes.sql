@@ -1,0 +1,19 @@
+-- Bayes-optimal posterior (seed 002, Machanavajjhala et al. eq. 2) for one target q in its release class q*.
+-- release: the rows of the class q* (a table or view); sa: its SA column;
+-- knowledge: adversary background table with columns s (VARCHAR SA value), f_q = f(s|q), f_qstar = f(s|q*).
+-- beta(s) = n(q*,s) f(s|q)/f(s|q*) / sum_s' (same); prior alpha(s) = f(s|q) / sum f(s'|q).
+CREATE OR REPLACE MACRO sqlanon_bayes_posterior(release, sa, knowledge) AS TABLE
+    WITH chk AS (SELECT sqlanon__require_cols(release, [sa]) AS sqlanon__ok,
+                        sqlanon__require_cols(knowledge, ['s', 'f_q', 'f_qstar']) AS sqlanon__ok2),
+    cnt AS (
+        SELECT list_filter(list_value(COLUMNS(lambda c: c = sa)::VARCHAR), lambda x: true)[1] AS sqlanon__s,
+               count(*) AS sqlanon__n
+        FROM query_table(release::VARCHAR), chk GROUP BY ALL
+    ),
+    w AS (
+        SELECT k.s, k.f_q / sum(k.f_q) OVER () AS prior,
+               coalesce(c.sqlanon__n, 0) * k.f_q / k.f_qstar AS sqlanon__w
+        FROM query_table(knowledge::VARCHAR) k LEFT JOIN cnt c ON c.sqlanon__s IS NOT DISTINCT FROM k.s::VARCHAR
+    )
+    SELECT s, prior, sqlanon__w / sum(sqlanon__w) OVER () AS posterior FROM w ORDER BY s;
+COMMENT ON MACRO TABLE sqlanon_bayes_posterior IS 'Bayes-optimal posterior (seed 002 eq. 2). Args: release (rows of the target class), sa, knowledge table (s, f_q, f_qstar). Returns s, prior, posterior.';
