@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass
 
@@ -56,6 +57,31 @@ class ReleaseResult:
                 f"{self.counterfeits:>4} counterfeits, {self.held:>4} held | survivors {self.survivors}, "
                 f"new {self.new}, deleted {self.deleted}, reinserted {self.reinserted}, updated {self.updated} | "
                 f"NCP {self.ncp:.1f}% | {self.seconds:.2f} s")
+
+
+class _Profile:
+    """Per-statement timings of a release, printed to stderr when the environment
+    variable ``SQLANON_PROFILE`` is set (``SQLANON_PROFILE=1``)."""
+
+    def __init__(self, on: bool) -> None:
+        self.on, self.rows, self.t = on, [], time.perf_counter()
+
+    def mark(self, label: str) -> None:
+        if self.on:
+            now = time.perf_counter()
+            self.rows.append((label, now - self.t))
+            self.t = now
+
+    def report(self, head: str) -> None:
+        if self.on:
+            total = sum(s for _, s in self.rows) or 1.0
+            lines = [f"{s * 1000:9.1f} ms {100 * s / total:5.1f}%  {label}" for label, s in self.rows]
+            print(f"SQLANON_PROFILE {head}: {total:.3f} s\n" + "\n".join(lines), file=sys.stderr, flush=True)
+
+
+def _stmt_label(step: str, i: int, stmt: str) -> str:
+    first = next((x.strip() for x in stmt.splitlines() if x.strip() and not x.strip().startswith("--")), "")
+    return f"{step}#{i} {first[:70]}"
 
 
 def _is_numeric(typ: str) -> bool:
@@ -260,21 +286,25 @@ class Publisher:
     def release(self) -> ReleaseResult:
         """Make the next release in one transaction; on any error nothing is written."""
         t0 = time.perf_counter()
+        prof = _Profile(bool(os.environ.get("SQLANON_PROFILE")))
         cols = self._validate()
         ctx = self._context(cols)
         r = self.last_release() + 1
+        prof.mark("validate (before BEGIN)")
         pause = os.environ.get("SQLANON__PAUSE_AT")  # test hook: SIGKILL test stops here
         self.con.execute("BEGIN TRANSACTION")
         try:
             self._create_tables(cols)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "next_gid": gid}
+            prof.mark("create tables, next group id")
             stats = None
             for name in templates.steps(self.env, self.pipeline):
                 step = name.split("/")[-1].split(".")[0]
                 if step.startswith("07_"):
                     self._plan(ctx, cols, params)
-                for stmt in templates.render(self.env, name, ctx):
+                    prof.mark("eligibility plan (Python, SA counts)")
+                for i, stmt in enumerate(templates.render(self.env, name, ctx), 1):
                     try:
                         res = self.con.execute(stmt, templates.params_for(stmt, params))
                     except duckdb.Error as exc:
@@ -284,11 +314,13 @@ class Publisher:
                         stats = res.fetchall()[0]
                     else:
                         res.fetchall()
+                    prof.mark(_stmt_label(step, i, stmt))
                 if pause and step.startswith(pause):
                     print("SQLANON_PAUSED", flush=True)
                     time.sleep(3600)
             fp = self._q(f"SELECT coalesce(bit_xor(hash({quote(self.id)}, {quote(self.sa)}, "
                          f"{', '.join(quote(c) for c in self.qi)})), 0) FROM {self._src()}")[0][0]
+            prof.mark("source fingerprint")
             seconds = time.perf_counter() - t0
             result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds)
             d = asdict(result)
@@ -300,9 +332,11 @@ class Publisher:
             for k in _TEMPS:
                 self.con.execute(f"DROP TABLE IF EXISTS {ctx['T'][k]}")
             self.con.execute("COMMIT")
+            prof.mark("ledger, drop temps, COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
+        prof.report(f"project {self.project!r} release {r}")
         return result
 
 
