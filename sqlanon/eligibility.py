@@ -254,6 +254,24 @@ def _random(c: list[int], m: int, seed: int = 0, max_additions: int | None = Non
     return x
 
 
+def random_fill(counts: Sequence[int], m: int, *, seed: int = 0, max_additions: int | None = None) -> list[int]:
+    """The ``random`` baseline over a whole SA *domain*: ``counts`` may hold
+    zeros for values the data holder knows but the table lacks (the tau-safety
+    counterfeit draws from the attribute's domain, not only from the values a
+    batch of new rows happens to contain). Drawing from only the present values
+    makes the walk diverge whenever ``m`` is close to their number.
+
+    >>> random_fill([4, 0, 0, 0], 2, seed=1)   # 8 random counterfeits; Algorithm 1 needs 4
+    [6, 1, 1, 4]
+    """
+    c = [int(v) for v in counts]
+    if any(v < 0 for v in c) or not any(c):
+        raise SqlanonError(f"random_fill needs counts >= 0 with at least one row, got {c}")
+    if isinstance(m, bool) or not isinstance(m, int) or not 2 <= m <= len(c):
+        raise SqlanonError(f"m must be an integer with 2 <= m <= {len(c)} (the domain size), got {m!r}")
+    return _random(c, m, seed=seed, max_additions=max_additions)
+
+
 def targets(
     counts: Sequence[int], m: int, method: str = "optimal", *, priority: Sequence | None = None, **options
 ) -> list[int]:

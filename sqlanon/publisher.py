@@ -259,29 +259,33 @@ class Publisher:
             return
         values = [v for v, _ in counts]
         c = [int(n) for _, n in counts]
-        if len(values) < self.m:
-            # too few values among the new rows: counterfeits of other values the
-            # project knows (seeded order) make up the m values
+        absent = []
+        if self.eligibility == "random" or len(values) < self.m:
+            # the SA values the project knows that this pool lacks (seeded order)
             have = set(values)
             dom = self._q(
                 f"SELECT v FROM (SELECT DISTINCT sqlanon__sa AS v FROM {T['snap']} UNION "
                 f"SELECT DISTINCT {quote(self.sa)} FROM {T['mem']}) ORDER BY hash(v, $seed), v",
                 {"seed": self.seed})
-            extra = [v for (v,) in dom if v not in have][: self.m - len(values)]
-            target = self._targets(c + [1] * len(extra), params)
+            absent = [v for (v,) in dom if v not in have]
+        if self.eligibility == "random":
+            # the tau-safety baseline draws counterfeit values from the whole domain
+            target = eligibility.random_fill(c + [0] * len(absent), self.m,
+                                             seed=self.seed * 100003 + params["release"])
+            rows = list(zip(values + absent, [t - n for n, t in zip(c + [0] * len(absent), target)]))
+        elif len(values) < self.m:
+            # too few values among the new rows: counterfeits of other values the
+            # project knows make up the m values
+            extra = absent[: self.m - len(values)]
+            target = eligibility.targets(c + [1] * len(extra), self.m, self.eligibility)
             rows = [(v, t - n) for v, n, t in zip(values, c, target[: len(c)])]
             rows += [(v, t) for v, t in zip(extra, target[len(c):])]
         else:
-            target = self._targets(c, params)
+            target = eligibility.targets(c, self.m, self.eligibility)
             rows = [(v, t - n) for v, n, t in zip(values, c, target)]
         rows = [r for r in rows if r[1] != 0]
         if rows:
             self.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
-
-    def _targets(self, counts: list[int], params: dict) -> list[int]:
-        if self.eligibility == "random":
-            return eligibility.targets(counts, self.m, "random", seed=self.seed * 100003 + params["release"])
-        return eligibility.targets(counts, self.m, self.eligibility)
 
     def release(self) -> ReleaseResult:
         """Make the next release in one transaction; on any error nothing is written."""
