@@ -1,6 +1,10 @@
-"""The m-invariant continuous publisher (issue 4): release after release of a
-changing source table, published in the release contract's tables
-(docs/contracts.md) with the project's state next to them (docs/publisher.md).
+"""The continuous publisher (issue 4): release after release of a changing
+source table, published in the release contract's tables (docs/contracts.md)
+with the project's state next to them (docs/publisher.md). Models (``MODELS``):
+``m-invariance`` (parameter m; sql/m_invariance/), ``anatomy`` (static l-diverse
+Anatomy per release, the unsafe baseline) and ``dynamic-anatomy`` (seed 004
+Definition 6 with suppression and data holding), both with parameter l and the
+templates of sql/anatomy/ (docs/dynamic_anatomy.md).
 
 >>> import sqlanon
 >>> con = sqlanon.connect()
@@ -25,8 +29,30 @@ from . import eligibility, templates
 from .errors import SqlanonError
 from .ident import check_project, quote, require_m, table_columns
 
-MODELS = {"m-invariance": "m_invariance"}
 OUTPUTS = ("anatomy", "generalized")
+
+
+@dataclass(frozen=True)
+class Model:
+    """How a model runs in the shared release machinery: its template folder
+    ``sql/<pipeline>/``, the name of its privacy parameter, extra template
+    context, the step before which the eligibility plan is made (m-invariance),
+    whether SA values are limited to MAX_SA_VALUES (bit-mask signatures), and
+    the outputs it can write."""
+
+    pipeline: str
+    parameter: str = "m"
+    context: tuple = ()
+    plan_before: str | None = None
+    signatures: bool = False
+    outputs: tuple = OUTPUTS
+
+
+MODELS = {
+    "m-invariance": Model("m_invariance", "m", plan_before="07_", signatures=True),
+    "anatomy": Model("anatomy", "l", context=(("dynamic", False),), outputs=("anatomy",)),
+    "dynamic-anatomy": Model("anatomy", "l", context=(("dynamic", True),), outputs=("anatomy",)),
+}
 MAX_SA_VALUES = 128
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
@@ -37,7 +63,11 @@ _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", 
 class ReleaseResult:
     """What one release did. ``published`` counts rows incl. counterfeits;
     ``held`` = source rows not in this release (eligibility deletions and
-    updated/re-inserted persons no consistent group could take); ``ncp`` in %."""
+    updated/re-inserted persons no consistent group could take); ``ncp`` in %.
+    Anatomy models: ``held`` = |HD| (rows published with their previous tuple,
+    data holding), ``suppressed`` = |SP| (source rows whose current version is
+    not published) and ``dl`` = the penalty DL of seed 004 eq. 1-2; ``dl`` is
+    None for m-invariance."""
 
     release: int
     published: int
@@ -51,12 +81,15 @@ class ReleaseResult:
     held: int
     ncp: float
     seconds: float
+    suppressed: int = 0
+    dl: int | None = None
 
     def line(self) -> str:
+        extra = "" if self.dl is None else f"{self.suppressed:>4} suppressed, DL {self.dl} | "
         return (f"release {self.release:>3}: {self.published - self.counterfeits:>6} rows in {self.groups:>5} groups, "
                 f"{self.counterfeits:>4} counterfeits, {self.held:>4} held | survivors {self.survivors}, "
                 f"new {self.new}, deleted {self.deleted}, reinserted {self.reinserted}, updated {self.updated} | "
-                f"NCP {self.ncp:.1f}% | {self.seconds:.2f} s")
+                f"{extra}NCP {self.ncp:.1f}% | {self.seconds:.2f} s")
 
 
 class _Profile:
@@ -89,30 +122,47 @@ def _is_numeric(typ: str) -> bool:
 
 
 class Publisher:
-    """An m-invariant release project ``project`` over table ``source``.
+    """A release project ``project`` over table ``source`` under ``model``
+    (``MODELS``). The privacy parameter is ``m`` for m-invariance and ``l`` for
+    the anatomy models (``m=`` is accepted there as a synonym of ``l=``).
 
     The first :meth:`release` stores the parameters in the project's ledger;
     later Publisher objects for the same project (in this or a later session)
     must pass the same parameters and continue the history."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, project: str, *, source: str, id: str, qi, sa: str,
-                 model: str = "m-invariance", m: int, output: str = "anatomy", seed: int = 0,
-                 eligibility: str = "optimal", templates_dir=None) -> None:
+                 model: str = "m-invariance", m: int | None = None, l: int | None = None,
+                 output: str = "anatomy", seed: int = 0, eligibility: str = "optimal", templates_dir=None) -> None:
         self.con = con
         self.project = check_project(project)
         self.source, self.id, self.sa = source, id, sa
         self.qi = [qi] if isinstance(qi, str) else list(qi)
         if model not in MODELS:
             raise SqlanonError(f"unknown model {model!r}; use one of {', '.join(MODELS)}")
+        self.spec = MODELS[model]
         if output not in OUTPUTS:
             raise SqlanonError(f"unknown output {output!r}; use 'anatomy' or 'generalized'")
+        if output not in self.spec.outputs:
+            raise SqlanonError(f"model {model!r} publishes only output {', '.join(self.spec.outputs)}, not {output!r}")
+        if self.spec.parameter == "l":
+            if m is not None and l is not None and m != l:
+                raise SqlanonError(f"model {model!r} takes one privacy parameter l; got l = {l!r} and m = {m!r}")
+            m = l if l is not None else m
+            if m is None:
+                raise SqlanonError(f"model {model!r} needs the privacy parameter l (e.g. l=3)")
+            if eligibility != "optimal":
+                raise SqlanonError(f"eligibility method {eligibility!r} applies to model 'm-invariance' only")
+        elif l is not None:
+            raise SqlanonError(f"model {model!r} takes the privacy parameter m, not l")
+        elif m is None:
+            raise SqlanonError(f"model {model!r} needs the privacy parameter m (e.g. m=3)")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise SqlanonError(f"seed must be a non-negative integer, got {seed!r}")
         if eligibility not in ("optimal", "counterfeit", "random"):
             raise SqlanonError(f"eligibility method {eligibility!r} is not usable here; use 'optimal' (default), "
                                "'counterfeit' or 'random' (the baseline of seed 000)")
         self.model, self.output, self.seed, self.eligibility = model, output, seed, eligibility
-        self.m = require_m(m)
+        self.m = require_m(m, name=self.spec.parameter)  # m, or l for the anatomy models
         if not self.qi:
             raise SqlanonError(f"the QI column list of project {project!r} is empty; name at least one quasi-identifier")
         names = [id, sa, *self.qi]
@@ -123,11 +173,11 @@ class Publisher:
         if bad:
             raise SqlanonError(f"column {bad[0]!r}: names starting with 'sqlanon__' are reserved; rename the column")
         self.env = templates.environment(templates_dir)
-        self.pipeline = MODELS[model]
+        self.pipeline = self.spec.pipeline
         p = f"sqlanon_{self.project}"
         self.tables = {
             "qit": p + "_qit", "st": p + "_st", "pub": p + "_published", "mem": p + "_membership",
-            "groups": p + "__groups", "ledger": p + "__ledger",
+            "groups": p + "__groups", "ledger": p + "__ledger", "rows": p + "__rows",
         }
 
     @classmethod
@@ -152,6 +202,9 @@ class Publisher:
                             [table])[0][0])
 
     def params(self) -> dict:
+        if self.spec.parameter == "l":
+            return {"source": self.source, "id": self.id, "qi": self.qi, "sa": self.sa, "model": self.model,
+                    "l": self.m, "output": self.output, "seed": self.seed}
         return {"source": self.source, "id": self.id, "qi": self.qi, "sa": self.sa, "model": self.model,
                 "m": self.m, "output": self.output, "seed": self.seed, "eligibility": self.eligibility}
 
@@ -187,13 +240,15 @@ class Publisher:
             raise SqlanonError(f"source {self.source!r} has a NULL in SA column {self.sa!r} (id {row[0][0]!r}); "
                                "fill or drop such rows before releasing")
         l = self._q(f"SELECT count(DISTINCT {s}) FROM {src}")[0][0]
-        if l < self.m:
-            raise SqlanonError(f"m = {self.m} is above the {l} distinct values of SA column {self.sa!r} in "
-                               f"{self.source!r}; choose m <= {l}")
-        if self._exists(self.tables["groups"]):
+        # anatomy models: after the first release too few values only means suppression
+        if l < self.m and (self.spec.signatures or not self._exists(self.tables["ledger"])):
+            k = self.spec.parameter
+            raise SqlanonError(f"{k} = {self.m} is above the {l} distinct values of SA column {self.sa!r} in "
+                               f"{self.source!r}; choose {k} <= {l}")
+        if self.spec.signatures and self._exists(self.tables["groups"]):
             l = self._q(f"SELECT count(*) FROM (SELECT DISTINCT {s} FROM {src} UNION "
                         f"SELECT DISTINCT unnest(signature) FROM {quote(self.tables['groups'])})")[0][0]
-        if l > MAX_SA_VALUES:
+        if self.spec.signatures and l > MAX_SA_VALUES:
             raise SqlanonError(f"SA column {self.sa!r} has {l} distinct values; the m-invariance pipeline supports "
                                f"at most {MAX_SA_VALUES} (signatures are bit masks); bucket the values first")
         if self._exists(self.tables["ledger"]):
@@ -237,7 +292,10 @@ class Publisher:
             f"CREATE TABLE IF NOT EXISTS {T['ledger']} (release INTEGER, made_at TIMESTAMP, params VARCHAR, "
             "source_schema VARCHAR, fingerprint UBIGINT, published BIGINT, groups BIGINT, counterfeits BIGINT, "
             "survivors BIGINT, new BIGINT, deleted BIGINT, reinserted BIGINT, updated BIGINT, held BIGINT, "
-            "ncp DOUBLE, seconds DOUBLE)")
+            "ncp DOUBLE, seconds DOUBLE, suppressed BIGINT, dl BIGINT)")
+        # ledgers made before the anatomy models lack the last two columns
+        for c in ("suppressed", "dl"):
+            self.con.execute(f"ALTER TABLE {T['ledger']} ADD COLUMN IF NOT EXISTS {c} BIGINT")
 
     # ----------------------------------------------------------------- release
     def _context(self, cols: dict[str, str]) -> dict:
@@ -248,6 +306,7 @@ class Publisher:
             "qi": [quote(c) for c in self.qi],
             "qi_info": [(quote(c), _is_numeric(cols[c])) for c in self.qi],
             "generalized": self.output == "generalized",
+            **dict(self.spec.context),
         }
 
     def _plan(self, ctx: dict, cols: dict[str, str], params: dict) -> None:
@@ -300,12 +359,12 @@ class Publisher:
         try:
             self._create_tables(cols)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
-            params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "next_gid": gid}
+            params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid}
             prof.mark("create tables, next group id")
             stats = None
             for name in templates.steps(self.env, self.pipeline):
                 step = name.split("/")[-1].split(".")[0]
-                if step.startswith("07_"):
+                if self.spec.plan_before and step.startswith(self.spec.plan_before):
                     self._plan(ctx, cols, params)
                     prof.mark("eligibility plan (Python, SA counts)")
                 for i, stmt in enumerate(templates.render(self.env, name, ctx), 1):
@@ -326,13 +385,15 @@ class Publisher:
                          f"{', '.join(quote(c) for c in self.qi)})), 0) FROM {self._src()}")[0][0]
             prof.mark("source fingerprint")
             seconds = time.perf_counter() - t0
-            result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds)
+            extra = {"suppressed": int(stats[10]), "dl": int(stats[11])} if len(stats) > 10 else {}
+            result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra)
             d = asdict(result)
+            keys = ("published", "groups", "counterfeits", "survivors", "new", "deleted", "reinserted", "updated",
+                    "held", "ncp", "seconds", "suppressed", "dl")
             self.con.execute(
-                f"INSERT INTO {ctx['T']['ledger']} VALUES (?, now()::TIMESTAMP, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [r, json.dumps(self.params()), json.dumps(cols), fp,
-                 *[d[k] for k in ("published", "groups", "counterfeits", "survivors", "new", "deleted",
-                                  "reinserted", "updated", "held", "ncp", "seconds")]])
+                f"INSERT INTO {ctx['T']['ledger']} (release, made_at, params, source_schema, fingerprint, "
+                f"{', '.join(keys)}) VALUES (?, now()::TIMESTAMP, ?, ?, ?, {', '.join('?' for _ in keys)})",
+                [r, json.dumps(self.params()), json.dumps(cols), fp, *[d[k] for k in keys]])
             for k in _TEMPS:
                 self.con.execute(f"DROP TABLE IF EXISTS {ctx['T'][k]}")
             self.con.execute("COMMIT")
