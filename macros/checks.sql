@@ -2,34 +2,46 @@
 -- NULL in a QI is a value of its own (GROUP BY puts NULLs together, like a suppressed cell);
 -- NULL SA is counted as a value of its own here (the publisher rejects it).
 
--- One-scan profile: one GROUP BY over (qi, sa), then one over qi.
+-- One-scan profile: one GROUP BY over (qi, sa), then one over qi (docs/checks.md "Lean SQL").
+-- The constant sqlanon__c only keeps COLUMNS(...) non-empty at bind time (when no requested name is a
+-- column) and is excluded before grouping, so it is never a group key; the name check runs on the
+-- one-row result.
 CREATE OR REPLACE MACRO sqlanon_profile(tbl, qi, sa) AS TABLE
-    WITH chk AS (SELECT sqlanon__require_cols(tbl, list_append(qi, sa)) AS sqlanon__ok),
-    gs AS (
-        SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__ok'), count(*)::BIGINT AS sqlanon__n
-        FROM query_table(tbl::VARCHAR), chk GROUP BY ALL
+    WITH gs AS (
+        SELECT * EXCLUDE (sqlanon__c), count(*)::BIGINT AS sqlanon__n
+        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__c')
+              FROM (SELECT *, true AS sqlanon__c FROM query_table(tbl::VARCHAR)))
+        GROUP BY ALL
     ),
     g AS (
-        SELECT COLUMNS(lambda c: list_contains(qi, c)), count(*)::BIGINT AS sqlanon__d,
+        SELECT * EXCLUDE (sqlanon__c, sqlanon__n), count(*)::BIGINT AS sqlanon__d,
                sum(sqlanon__n)::BIGINT AS sqlanon__t, max(sqlanon__n) AS sqlanon__mx,
                sum(sqlanon__n * ln(sqlanon__n)) AS sqlanon__s
-        FROM gs GROUP BY ALL
+        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__n' OR c = 'sqlanon__c')
+              FROM (SELECT *, true AS sqlanon__c FROM gs))
+        GROUP BY ALL
+    ),
+    r AS (
+        SELECT min(sqlanon__t)::BIGINT AS k, count(*)::BIGINT AS groups, coalesce(sum(sqlanon__t), 0)::BIGINT AS rows,
+               min(sqlanon__d)::BIGINT AS distinct_l,
+               min(exp(ln(sqlanon__t) - sqlanon__s / sqlanon__t)) AS entropy_l,
+               max(sqlanon__mx / sqlanon__t) AS alpha
+        FROM g
     )
-    SELECT min(sqlanon__t)::BIGINT AS k, count(*)::BIGINT AS groups, coalesce(sum(sqlanon__t), 0)::BIGINT AS rows,
-           min(sqlanon__d)::BIGINT AS distinct_l,
-           min(exp(ln(sqlanon__t) - sqlanon__s / sqlanon__t)) AS entropy_l,
-           max(sqlanon__mx / sqlanon__t) AS alpha
-    FROM g;
+    SELECT r.* FROM r, (SELECT sqlanon__require_cols(tbl, list_append(qi, sa)) AS sqlanon__ok) chk
+    WHERE chk.sqlanon__ok = 1;
 COMMENT ON MACRO TABLE sqlanon_profile IS 'One-scan check profile. Args: tbl, qi list, sa. Returns k, groups, rows, distinct_l, entropy_l, alpha.';
 
--- k-anonymity: k = size of the smallest QI group (NULL for an empty table).
+-- k-anonymity: k = size of the smallest QI group (NULL for an empty table). One GROUP BY qi, no extra key.
 CREATE OR REPLACE MACRO sqlanon_k_anonymity(tbl, qi) AS TABLE
-    WITH chk AS (SELECT sqlanon__require_cols(tbl, qi) AS sqlanon__ok),
-    g AS (
-        SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__ok'), count(*)::BIGINT AS sqlanon__n
-        FROM query_table(tbl::VARCHAR), chk GROUP BY ALL
-    )
-    SELECT min(sqlanon__n)::BIGINT AS k, count(*)::BIGINT AS groups, coalesce(sum(sqlanon__n), 0)::BIGINT AS rows FROM g;
+    WITH g AS (
+        SELECT * EXCLUDE (sqlanon__c), count(*)::BIGINT AS sqlanon__n
+        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c')
+              FROM (SELECT *, true AS sqlanon__c FROM query_table(tbl::VARCHAR)))
+        GROUP BY ALL
+    ),
+    r AS (SELECT min(sqlanon__n)::BIGINT AS k, count(*)::BIGINT AS groups, coalesce(sum(sqlanon__n), 0)::BIGINT AS rows FROM g)
+    SELECT r.* FROM r, (SELECT sqlanon__require_cols(tbl, qi) AS sqlanon__ok) chk WHERE chk.sqlanon__ok = 1;
 COMMENT ON MACRO TABLE sqlanon_k_anonymity IS 'k-anonymity. Args: tbl, qi list. Returns k (smallest QI group), groups, rows.';
 
 -- QI groups smaller than k (no rows = the table is k-anonymous).
