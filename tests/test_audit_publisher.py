@@ -1,9 +1,7 @@
 """Acceptance (issue 5): the audit reports nothing on the releases that
 sqlanon's own publisher (issue 4, `sqlanon.Publisher`) makes, over a dynamic
 history with inserts, deletes, re-inserts and updates, while it does report
-disclosures for the naive publisher on the same history.
-
-Skipped until `sqlanon.Publisher` exists (it is built in parallel)."""
+disclosures for the naive publisher on the same history."""
 
 from __future__ import annotations
 
@@ -26,9 +24,7 @@ def _history_source(con):
 @pytest.mark.slow
 @pytest.mark.parametrize("output", ["anatomy", "generalized"])
 def test_audit_finds_nothing_in_sqlanon_releases(con, output):
-    publisher = getattr(sqlanon, "Publisher", None)
-    if publisher is None:
-        pytest.skip("sqlanon.Publisher (issue 4) is not available yet")
+    publisher = sqlanon.Publisher
     _history_source(con)
     pub = None
     for t in range(1, RELEASES + 1):
