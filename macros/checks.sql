@@ -28,7 +28,7 @@ CREATE OR REPLACE MACRO sqlanon_profile(tbl, qi, sa) AS TABLE
                max(sqlanon__mx / sqlanon__t) AS alpha
         FROM g
     )
-    SELECT r.* FROM r, (SELECT sqlanon__require_cols(tbl, list_append(qi, sa)) AS sqlanon__ok) chk
+    SELECT r.* FROM r, (SELECT sqlanon__require_cols(tbl, CASE WHEN len(qi) = 0 THEN qi ELSE list_append(qi, sa) END) AS sqlanon__ok) chk
     WHERE chk.sqlanon__ok = 1;
 COMMENT ON MACRO TABLE sqlanon_profile IS 'One-scan check profile. Args: tbl, qi list, sa. Returns k, groups, rows, distinct_l, entropy_l, alpha.';
 
@@ -78,19 +78,30 @@ COMMENT ON MACRO TABLE sqlanon_l_diversity_violations IS 'QI groups with fewer t
 -- Recursive (c,l)-diversity, ARX definition: a group satisfies it iff r1 < c*(r_l + ... + r_last)
 -- (r sorted descending). Per group c_g = r1 / (r_l + ...); the table needs c > max c_g.
 -- c_required = max c_g; NULL when some group has fewer than l distinct values (no c works).
+-- Same shape as sqlanon_profile (no validation column among the group keys); the checks of the
+-- names and of l run on the one-row result.
 CREATE OR REPLACE MACRO sqlanon_recursive_cl(tbl, qi, sa, l) AS TABLE
-    WITH chk AS (SELECT sqlanon__require_cols(tbl, list_append(qi, sa)) AS sqlanon__ok,
-                        CASE WHEN l IS NULL OR l < 1 OR l <> floor(l) THEN error('sqlanon_recursive_cl: l must be an integer >= 1, got ' || coalesce(l::VARCHAR, 'NULL')) END AS sqlanon__okl),
-    gs AS (
-        SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__ok'), count(*)::BIGINT AS sqlanon__n
-        FROM query_table(tbl::VARCHAR), chk GROUP BY ALL
+    WITH gs AS (
+        SELECT * EXCLUDE (sqlanon__c), count(*)::BIGINT AS sqlanon__n
+        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__c')
+              FROM (SELECT *, true AS sqlanon__c FROM query_table(tbl::VARCHAR)))
+        GROUP BY ALL
     ),
     g AS (
-        SELECT COLUMNS(lambda c: list_contains(qi, c)), list(sqlanon__n ORDER BY sqlanon__n DESC) AS r FROM gs GROUP BY ALL
+        SELECT * EXCLUDE (sqlanon__c, sqlanon__n), list(sqlanon__n ORDER BY sqlanon__n DESC) AS sqlanon__r
+        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__n' OR c = 'sqlanon__c')
+              FROM (SELECT *, true AS sqlanon__c FROM gs))
+        GROUP BY ALL
+    ),
+    r AS (
+        SELECT CASE WHEN bool_or(len(sqlanon__r) < l) THEN NULL
+                    ELSE max(sqlanon__r[1] / list_sum(sqlanon__r[l::INTEGER:])) END AS c_required
+        FROM g
     )
-    SELECT CASE WHEN bool_or(len(r) < l) THEN NULL
-                ELSE max(r[1] / list_sum(r[l::INTEGER:])) END AS c_required
-    FROM g;
+    SELECT r.* FROM r,
+        (SELECT sqlanon__require_cols(tbl, CASE WHEN len(qi) = 0 THEN qi ELSE list_append(qi, sa) END) AS sqlanon__ok,
+                CASE WHEN l IS NULL OR l < 1 OR l <> floor(l) THEN error('sqlanon_recursive_cl: l must be an integer >= 1, got ' || coalesce(l::VARCHAR, 'NULL')) ELSE 1 END AS sqlanon__okl) chk
+    WHERE chk.sqlanon__ok = 1 AND chk.sqlanon__okl = 1;
 COMMENT ON MACRO TABLE sqlanon_recursive_cl IS 'Recursive (c,l)-diversity (ARX). Args: tbl, qi list, sa, l. Returns c_required: the table satisfies it for every c > c_required; NULL if a group has fewer than l SA values.';
 
 -- m-eligibility (Xiao & Tao): a table is m-eligible iff no SA value occurs in more than rows/m rows.
@@ -108,7 +119,7 @@ COMMENT ON MACRO TABLE sqlanon_m_eligibility IS 'm-eligibility. Args: tbl, sa, m
 
 -- m-uniqueness (Xiao & Tao): every QI group has >= m rows and no SA value repeats inside a group.
 CREATE OR REPLACE MACRO sqlanon_m_uniqueness(tbl, qi, sa, m) AS TABLE
-    WITH chk AS (SELECT sqlanon__require_cols(tbl, list_append(qi, sa)) AS sqlanon__ok,
+    WITH chk AS (SELECT sqlanon__require_cols(tbl, CASE WHEN len(qi) = 0 THEN qi ELSE list_append(qi, sa) END) AS sqlanon__ok,
                         CASE WHEN m IS NULL OR m < 2 OR m <> floor(m) THEN error('sqlanon_m_uniqueness: m must be an integer >= 2, got ' || coalesce(m::VARCHAR, 'NULL')) END AS sqlanon__okm),
     gs AS (
         SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__ok' OR c = 'sqlanon__okm'), count(*)::BIGINT AS sqlanon__n

@@ -175,7 +175,15 @@ def test_bad_input_errors(con):
                       ("SELECT * FROM sqlanon_k_anonymity('t', [])", "empty"),
                       ("SELECT * FROM sqlanon_m_eligibility('t', 's', 1)", "m must"),
                       ("SELECT * FROM sqlanon_m_eligibility('t', 's', 2.5)", "m must"),
-                      ("SELECT * FROM sqlanon_k_anonymity('nope', ['q1'])", "nope")]:
+                      ("SELECT * FROM sqlanon_k_anonymity('nope', ['q1'])", "nope"),
+                      # all requested names missing / empty QI: our message, not a binder error
+                      ("SELECT * FROM sqlanon_k_anonymity('t', ['zz'])", '"zz"'),
+                      ("SELECT * FROM sqlanon_profile('t', ['zz'], 's')", '"zz"'),
+                      ("SELECT * FROM sqlanon_profile('t', [], 's')", "empty"),
+                      ("SELECT * FROM sqlanon_recursive_cl('t', [], 's', 2)", "empty"),
+                      ("SELECT * FROM sqlanon_recursive_cl('t', ['zz'], 's', 2)", '"zz"'),
+                      ("SELECT * FROM sqlanon_recursive_cl('t', ['q1'], 's', 0)", "l must"),
+                      ("SELECT * FROM sqlanon_recursive_cl('t', ['q1'], 's', 2.5)", "l must")]:
         with pytest.raises(Exception, match=word):
             con.execute(sql).fetchall()
 
