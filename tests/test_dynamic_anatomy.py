@@ -124,7 +124,8 @@ def _check_release(con, project, r, l, prev, cur):
 _counter = iter(range(10**9))
 
 
-@settings(max_examples=40, derandomize=True)
+@pytest.mark.slow
+@settings(max_examples=30, derandomize=True)
 @given(st.dictionaries(st.integers(1, 30), SA, min_size=4, max_size=22), st.lists(OPS, min_size=1, max_size=3),
        st.integers(2, 3))
 def test_random_history_meets_definition6(con, first, steps, l):
@@ -147,6 +148,7 @@ def test_random_history_meets_definition6(con, first, steps, l):
     assert _attacks(con, f"d{k}", l) == 0
 
 
+@pytest.mark.slow
 def test_audit_breaks_static_anatomy_but_not_dynamic_anatomy(con):
     """Same random histories through both models: the audit
     (sqlanon_comparison_attacks, contract only) finds no attack on any
