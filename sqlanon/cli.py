@@ -58,13 +58,17 @@ def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
 @click.option("--id", "id_col", help="Id column of the source.")
 @click.option("--qi", help="Comma-separated quasi-identifier columns.")
 @click.option("--sa", help="Sensitive attribute column.")
+@click.option("--model", type=click.Choice(["m-invariance", "anatomy", "dynamic-anatomy"]),
+              help="Release model (default m-invariance).")
 @click.option("--m", "m", type=int, help="m of m-invariance.")
+@click.option("--l", "l", type=int, help="l of the anatomy models.")
 @click.option("--output", type=click.Choice(["anatomy", "generalized"]), help="Published form (default anatomy).")
 @click.option("--seed", type=int, help="Seed of every ordering (default 0).")
 @click.option("--templates", "templates_dir", type=click.Path(file_okay=False, exists=True),
               help="Folder of your own templates overriding sql/<pipeline>/ steps.")
-def release_cmd(db, project, source, id_col, qi, sa, m, output, seed, templates_dir) -> None:
-    """Make the next m-invariant release of PROJECT from its source table in DB."""
+def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, templates_dir) -> None:
+    """Make the next release of PROJECT from its source table in DB (m-invariant
+    by default; --model anatomy / dynamic-anatomy with --l for seed 004's models)."""
     from .errors import SqlanonError
     from .install import connect
     from .publisher import Publisher
@@ -76,14 +80,15 @@ def release_cmd(db, project, source, id_col, qi, sa, m, output, seed, templates_
         exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]
         if exists:
             pub = Publisher.open(con, project, templates_dir=templates_dir, source=source, id=id_col, qi=qi_list,
-                                 sa=sa, m=m, output=output, seed=seed)
+                                 sa=sa, model=model, m=m, l=l, output=output, seed=seed)
         else:
-            missing = [o for o, v in (("--source", source), ("--id", id_col), ("--qi", qi), ("--sa", sa), ("--m", m))
+            param = ("--m", m) if (model or "m-invariance") == "m-invariance" else ("--l", l if l is not None else m)
+            missing = [o for o, v in (("--source", source), ("--id", id_col), ("--qi", qi), ("--sa", sa), param)
                        if v is None]
             if missing:
                 raise SqlanonError(f"the first release of project {project!r} needs {', '.join(missing)}")
-            pub = Publisher(con, project, source=source, id=id_col, qi=qi_list, sa=sa, m=m,
-                            output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir)
+            pub = Publisher(con, project, source=source, id=id_col, qi=qi_list, sa=sa, model=model or "m-invariance",
+                            m=m, l=l, output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir)
         click.echo(pub.release().line())
     except SqlanonError as exc:
         raise click.ClickException(str(exc)) from exc

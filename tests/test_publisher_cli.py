@@ -34,6 +34,28 @@ def test_release_and_status(tmp_path):
     assert r.exit_code != 0 and "no releases" in r.output
 
 
+def test_release_dynamic_anatomy_model(tmp_path):
+    db = tmp_path / "x.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE src AS SELECT range AS id, range % 30 AS age, ['a','b','c','d'][range % 4 + 1] AS dx "
+                "FROM range(60)")
+    con.close()
+    run = CliRunner().invoke
+    args = ["release", str(db), "d", "--source", "src", "--id", "id", "--qi", "age", "--sa", "dx"]
+    r = run(main, [*args, "--model", "dynamic-anatomy"])
+    assert r.exit_code != 0 and "needs --l" in r.output
+    r = run(main, [*args, "--model", "dynamic-anatomy", "--l", "3"])
+    assert r.exit_code == 0 and "release   1:" in r.output, r.output
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE src SET dx = 'e' WHERE id = 7")
+    con.close()
+    r = run(main, ["release", str(db), "d"])  # model and l from the ledger
+    assert r.exit_code == 0 and "release   2:" in r.output and "suppressed" in r.output, r.output
+    con = sqlanon.connect(db)
+    assert con.execute("SELECT count(*) FROM sqlanon_comparison_attacks('d', 3)").fetchall() == [(0,)]
+    con.close()
+
+
 def test_demo(tmp_path):
     db = tmp_path / "demo.duckdb"
     r = CliRunner().invoke(main, ["demo", "--db", str(db), "--releases", "5"])
