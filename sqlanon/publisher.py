@@ -229,18 +229,20 @@ class Publisher:
                     raise SqlanonError(f"{role} {c!r} is not a column of source table {self.source!r}; "
                                        f"its columns are: {', '.join(cols)}")
         src, i, s = self._src(), quote(self.id), quote(self.sa)
-        row = self._q(f"SELECT {i} FROM {src} WHERE {i} IS NULL LIMIT 1")
-        if row:
+        # one scan for all data checks; the queries naming an offending row run only on failure
+        null_id, dup, null_sa, l = self._q(
+            f"SELECT count(*) FILTER (WHERE {i} IS NULL), count({i}) - count(DISTINCT {i}), "
+            f"count(*) FILTER (WHERE {s} IS NULL), count(DISTINCT {s}) FROM {src}")[0]
+        if null_id:
             raise SqlanonError(f"source {self.source!r} has a NULL in id column {self.id!r}; every person needs an id")
-        row = self._q(f"SELECT {i}, count(*) FROM {src} GROUP BY {i} HAVING count(*) > 1 ORDER BY {i} LIMIT 1")
-        if row:
+        if dup:
+            row = self._q(f"SELECT {i}, count(*) FROM {src} GROUP BY {i} HAVING count(*) > 1 ORDER BY {i} LIMIT 1")
             raise SqlanonError(f"source {self.source!r} has duplicate id {row[0][0]!r} ({row[0][1]} rows) in column "
                                f"{self.id!r}; keep one row per person")
-        row = self._q(f"SELECT {i} FROM {src} WHERE {s} IS NULL ORDER BY {i} LIMIT 1")
-        if row:
+        if null_sa:
+            row = self._q(f"SELECT {i} FROM {src} WHERE {s} IS NULL ORDER BY {i} LIMIT 1")
             raise SqlanonError(f"source {self.source!r} has a NULL in SA column {self.sa!r} (id {row[0][0]!r}); "
                                "fill or drop such rows before releasing")
-        l = self._q(f"SELECT count(DISTINCT {s}) FROM {src}")[0][0]
         # anatomy models: after the first release too few values only means suppression
         if l < self.m and (self.spec.signatures or not self._exists(self.tables["ledger"])):
             k = self.spec.parameter
