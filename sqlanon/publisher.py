@@ -179,6 +179,7 @@ class Publisher:
         self.tables = {
             "qit": p + "_qit", "st": p + "_st", "pub": p + "_published", "mem": p + "_membership",
             "groups": p + "__groups", "ledger": p + "__ledger", "rows": p + "__rows",
+            "entries": p + "__entries",
         }
 
     @classmethod

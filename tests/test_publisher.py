@@ -247,3 +247,29 @@ def test_generalized_extent_covers_the_exact_qi():
             lo, _, hi = a.partition("-")
             assert int(lo) <= age <= int(hi or lo)
             assert z == zz or (zz.startswith("{") and z in zz.strip("{}").split(","))
+
+
+def test_project_without_entries_table_continues_identically(monkeypatch):
+    """Projects released before the private entries table existed rebuild it from
+    their membership: the same history as with the table all along."""
+    a = sqlanon.connect()
+    random_history(a, random.Random(21), 6)
+    b = sqlanon.connect()
+    release = Publisher.release
+
+    def release_then_drop(self):
+        r = release(self)
+        self.con.execute('DROP TABLE "sqlanon_p__entries"')
+        return r
+
+    monkeypatch.setattr(Publisher, "release", release_then_drop)
+    random_history(b, random.Random(21), 6)
+    assert _dump(a) == _dump(b)
+
+
+def test_profile_prints_statement_times(monkeypatch, capsys):
+    monkeypatch.setenv("SQLANON_PROFILE", "1")
+    con = sqlanon.connect()
+    random_history(con, random.Random(2), 2)
+    err = capsys.readouterr().err
+    assert "SQLANON_PROFILE project 'p' release 2" in err and "09_publish#" in err and "validate" in err
