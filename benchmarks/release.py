@@ -99,7 +99,24 @@ def synthetic(n: int) -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1]) | {"load_1min": load}
 
 
-def seed003(releases: int = 20, seed: int = 3) -> list[dict]:
+def seed003(releases: int = 20, seed: int = 3, repeats: int = 3) -> list[dict]:
+    """Seed 003 protocol, run ``repeats`` times (it is deterministic: the same
+    releases each time); each release's time and its ORDER BY's time are the
+    minimum over the runs (2 shared cores: one run's single timings are noisy)."""
+    runs = [_seed003_once(releases, seed, audit=(k == 0)) for k in range(repeats)]
+    out = runs[0]
+    for x in out:
+        if "release" in x:
+            same = [y for run in runs for y in run if y.get("release") == x["release"]]
+            assert all(y["counterfeits"] == x["counterfeits"] and y["rows"] == x["rows"] for y in same)
+            x["seconds_runs"] = [y["seconds"] for y in same]
+            x["seconds"] = min(y["seconds"] for y in same)
+            x["order_by"] = min(y["order_by"] for y in same)
+            x["ratio"] = x["seconds"] / x["order_by"]
+    return out
+
+
+def _seed003_once(releases: int, seed: int, audit: bool) -> list[dict]:
     """Seed 003 protocol; the source is edited with set-based SQL between releases."""
     con = sqlanon.connect()
     load_adult(con, "pool", part="both", complete=True)
@@ -141,8 +158,8 @@ def seed003(releases: int = 20, seed: int = 3) -> list[dict]:
                     "held": res.held, "new": res.new, "deleted": res.deleted, "updated": res.updated,
                     "reinserted": res.reinserted, "ncp": res.ncp, "seconds": res.seconds, "order_by": ob,
                     "ratio": res.seconds / ob})
-    report = sqlanon.audit(con, "s3", 5)
-    out.append({"audit": report.verdict})
+    if audit:
+        out.append({"audit": sqlanon.audit(con, "s3", 5).verdict})
     con.close()
     return out
 
@@ -276,7 +293,9 @@ def write_md(d: dict) -> None:
           "## Seed 003 protocol on Adult (20 releases; each deletes 3,500, inserts 4,000, updates 1,000, re-inserts 1,000)\n",
           "Start: about 30,000 seeded-random complete Adult rows (adult.data + adult.test). New persons come from the "
           "unused Adult rows until they run out, then get fresh ids with the attribute values of a seeded-random Adult "
-          "row. QI age, workclass, education, marital-status, race, sex, native-country; SA occupation; m = 5.\n",
+          "row. QI age, workclass, education, marital-status, race, sex, native-country; SA occupation; m = 5. "
+          "The protocol runs 3 times (identical releases); seconds and ORDER BY are each release's minimum over the "
+          "runs.\n",
           "| release | rows | counterfeits | held | NCP % | seconds | x ORDER BY |", "|---|---|---|---|---|---|---|"]
     L += [f"| {x['release']} | {x['rows']} | {x['counterfeits']} | {x['held']} | {x['ncp']:.1f} | {x['seconds']:.2f} | "
           f"{x['ratio']:.1f} |" for x in rel]
