@@ -164,3 +164,7 @@ def check_cmd(db: str, table: str, qi: str, sa: str, m: int | None) -> None:
     for key, val in report.items():
         click.echo(f"  {key:32s} {val}")
     con.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -4,6 +4,9 @@ database file, and the bundled Adult data."""
 from __future__ import annotations
 
 import os
+import shutil
+import sys
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -48,3 +51,18 @@ def adult_con(con) -> duckdb.DuckDBPyConnection:
     """``con`` with table ``adult`` = adult.data (32,561 rows, '?' as NULL)."""
     load_adult(con, "adult", part="data")
     return con
+
+
+@pytest.fixture(scope="session")
+def duckdb_shell() -> str:
+    """Path of the real DuckDB shell (PyPI package ``duckdb-cli``). It is looked
+    up next to this Python first (a virtualenv's ``bin/`` need not be on PATH),
+    then on PATH. Missing: skip, except under run.sh/CI
+    (``SQLANON_EXPECT_INSTALLED=1``), where the shell tests must run and it fails."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    found = shutil.which("duckdb", path=path)
+    if found is None:
+        if os.environ.get("SQLANON_EXPECT_INSTALLED") == "1":
+            pytest.fail("the DuckDB shell (pip package duckdb-cli) is not installed next to this Python or on PATH")
+        pytest.skip("DuckDB shell (duckdb-cli) not installed")
+    return found

@@ -257,10 +257,8 @@ def test_cli_audit(tmp_path):
     assert run.returncode == 2 and "sqlanon_nope_membership" in run.stderr
 
 
-def test_macros_run_in_the_duckdb_cli(tmp_path):
-    duckdb_cli = pytest.importorskip("shutil").which("duckdb")
-    if duckdb_cli is None:
-        pytest.skip("duckdb CLI not installed")
+def test_macros_run_in_the_duckdb_cli(tmp_path, duckdb_shell):
+    cli = duckdb_shell
     from sqlanon.install import bundle
 
     script = tmp_path / "all.sql"
@@ -273,7 +271,7 @@ def test_macros_run_in_the_duckdb_cli(tmp_path):
         + "\nSELECT id, class FROM sqlanon_release_diff('p', 1, 2);"
         + "\nSELECT count(*) FROM sqlanon_anatomy_groups('sqlanon_p_membership', 'id', 'disease', 2);\n"
     )
-    out = subprocess.run([duckdb_cli, "-c", f".read {script}"], capture_output=True, text=True)
+    out = subprocess.run([cli, "-c", f".read {script}"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "dFLCA,[HIV]" in out.stdout
     assert "2,deleted" in out.stdout

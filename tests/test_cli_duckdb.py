@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +11,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DUCKDB = shutil.which("duckdb")
-pytestmark = pytest.mark.skipif(DUCKDB is None, reason="duckdb CLI not installed")
 
 SCRIPT = """
 CREATE TABLE "my table" AS SELECT * FROM (VALUES (30,'M','flu'),(30,'M','hiv'),(40,'F','flu'),(40,'F','flu'),(40,'F',NULL))
@@ -24,8 +21,8 @@ SELECT * FROM sqlanon_recursive_cl('"my table"', ['age'], 'disease', 2);
 """
 
 
-def _run(cwd, read_line):
-    out = subprocess.run([DUCKDB, "-csv"], input=read_line + "\n" + SCRIPT, cwd=cwd,
+def _run(shell, cwd, read_line):
+    out = subprocess.run([shell, "-csv"], input=read_line + "\n" + SCRIPT, cwd=cwd,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     rows = list(csv.reader(io.StringIO(out.stdout)))
@@ -45,23 +42,21 @@ def _check(rows):
     assert float(rows[5][0]) == pytest.approx(2.0)  # (40,F): r = 2,1 -> 2/1
 
 
-def test_read_from_repo_root():
-    rows, _ = _run(ROOT, ".read macros/sqlanon.sql")
+def test_read_from_repo_root(duckdb_shell):
+    rows, _ = _run(duckdb_shell, ROOT, ".read macros/sqlanon.sql")
     _check(rows)
 
 
-def test_bundle_from_other_cwd(tmp_path):
+def test_bundle_from_other_cwd(tmp_path, duckdb_shell):
     bundle = subprocess.run([sys.executable, "-m", "sqlanon.cli", "macros"], capture_output=True, text=True, cwd=tmp_path)
-    if bundle.returncode != 0 or not bundle.stdout.strip():
-        bundle = subprocess.run(["sqlanon", "macros"], capture_output=True, text=True, cwd=tmp_path)
-    assert bundle.returncode == 0, bundle.stderr
+    assert bundle.returncode == 0 and "sqlanon_profile" in bundle.stdout, bundle.stderr
     (tmp_path / "all.sql").write_text(bundle.stdout)
-    rows, _ = _run(tmp_path, ".read all.sql")
+    rows, _ = _run(duckdb_shell, tmp_path, ".read all.sql")
     _check(rows)
 
 
-def test_cli_missing_column_error():
-    out = subprocess.run([DUCKDB], input=".read macros/sqlanon.sql\nCREATE TABLE t(a INT);\n"
+def test_cli_missing_column_error(duckdb_shell):
+    out = subprocess.run([duckdb_shell], input=".read macros/sqlanon.sql\nCREATE TABLE t(a INT);\n"
                          "SELECT * FROM sqlanon_k_anonymity('t', ['a', 'zz']);\n",
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert 'column "zz" is not in table "t"' in out.stdout + out.stderr

@@ -5,7 +5,6 @@ SQL macros against the Python functions, materialization, and bad input."""
 from __future__ import annotations
 
 import math
-import shutil
 import subprocess
 from collections import Counter
 from fractions import Fraction
@@ -372,8 +371,7 @@ def test_sql_bad_input(con, sql, match):
         con.execute(sql).fetchall()
 
 
-@pytest.mark.skipif(shutil.which("duckdb") is None, reason="DuckDB CLI not installed")
-def test_macros_in_duckdb_cli(tmp_path):
+def test_macros_in_duckdb_cli(tmp_path, duckdb_shell):
     script = tmp_path / "s.sql"
     script.write_text(
         f".read {ROOT / 'macros' / 'sqlanon.sql'}\n"
@@ -386,7 +384,7 @@ def test_macros_in_duckdb_cli(tmp_path):
         "SELECT count(*) FROM sqlanon_eligibility_deletions('t', 'id', 'sa', 'p');\n"
         "SELECT count(*) FROM sqlanon_eligibility_counterfeits('t', 'id', 'sa', 'p', mode := 'copy');\n"
     )
-    out = subprocess.run(["duckdb", "-c", f".read {script}"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    out = subprocess.run([duckdb_shell, "-c", f".read {script}"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.returncode == 0, out.stderr
     lines = [ln for ln in out.stdout.splitlines() if ln]
     assert "a,3" in lines and "b,3" in lines and "c,2" in lines and "d,1" in lines

@@ -1,0 +1,5 @@
+"""``python -m sqlanon``: the ``sqlanon`` command."""
+
+from .cli import main
+
+main()
