@@ -4,6 +4,7 @@ the same run and writes benchmarks/results/release*.{json,md,png}.
     python benchmarks/release.py            # Adult, 1M synthetic, seed 003 and seed 000 protocols
     python benchmarks/release.py --big      # also 10M synthetic rows (minutes, several GB)
     python benchmarks/release.py --quick    # fewer seeds (smoke run)
+    python benchmarks/release.py --synthetic-only [--big]   # only the synthetic 1M (and 10M) timings
 
 Parts:
 1. one release of Adult (adult.data, 32,561 rows) in-process, vs one ORDER BY of the source;
@@ -96,7 +97,10 @@ print(json.dumps({"rows": n, "release1_seconds": r1.seconds, "release2_seconds":
 def synthetic(n: int) -> dict:
     load = os.getloadavg()[0]
     p = subprocess.run([sys.executable, "-c", SYNTH, str(n)], capture_output=True, text=True, check=True)
-    return json.loads(p.stdout.strip().splitlines()[-1]) | {"load_1min": load}
+    # the result is the last JSON object; DuckDB's progress bar also goes to stdout
+    # and may share its line
+    line = p.stdout[p.stdout.rindex('{"rows"'):].splitlines()[0]
+    return json.loads(line) | {"load_1min": load}
 
 
 def seed003(releases: int = 20, seed: int = 3, repeats: int = 3) -> list[dict]:
@@ -220,8 +224,19 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--md-only", action="store_true", help="rewrite release.md from the saved JSON results")
     ap.add_argument("--seed000-only", action="store_true", help="rerun only seed 000 §IV-C into the saved results")
+    ap.add_argument("--synthetic-only", action="store_true",
+                    help="time only the synthetic sources (1M; with --big also 10M, rewriting release_10m.json)")
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
+    if args.synthetic_only:
+        for n in [1_000_000] + ([10_000_000] if args.big else []):
+            s = synthetic(n)
+            print(f"synthetic {n:,}: release 1 {s['release1_seconds']:.1f} s ({s['ratio1']:.1f}x ORDER BY), "
+                  f"release 2 {s['release2_seconds']:.1f} s ({s['ratio2']:.1f}x), peak RSS {s['peak_rss_mb']:.0f} MB, "
+                  f"load {s['load_1min']:.1f}, groups off signature {s['groups_off_signature2']}")
+            if n == 10_000_000:
+                (OUT / "release_10m.json").write_text(json.dumps(s))
+        return
     if args.seed000_only:
         res = json.loads((OUT / "release.json").read_text())
         res["seed000"] = seed000_table([1, 2] if args.quick else [1, 2, 3, 4, 5])

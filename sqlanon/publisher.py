@@ -230,10 +230,13 @@ class Publisher:
                     raise SqlanonError(f"{role} {c!r} is not a column of source table {self.source!r}; "
                                        f"its columns are: {', '.join(cols)}")
         src, i, s = self._src(), quote(self.id), quote(self.sa)
-        # one scan for all data checks; the queries naming an offending row run only on failure
-        null_id, dup, null_sa, l = self._q(
+        # one scan for all data checks and the source fingerprint of the ledger (run
+        # inside the release's transaction, so it is the source the release reads);
+        # the queries naming an offending row run only on failure
+        null_id, dup, null_sa, l, self._fingerprint = self._q(
             f"SELECT count(*) FILTER (WHERE {i} IS NULL), count({i}) - count(DISTINCT {i}), "
-            f"count(*) FILTER (WHERE {s} IS NULL), count(DISTINCT {s}) FROM {src}")[0]
+            f"count(*) FILTER (WHERE {s} IS NULL), count(DISTINCT {s}), "
+            f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0) FROM {src}")[0]
         if null_id:
             raise SqlanonError(f"source {self.source!r} has a NULL in id column {self.id!r}; every person needs an id")
         if dup:
@@ -354,13 +357,13 @@ class Publisher:
         """Make the next release in one transaction; on any error nothing is written."""
         t0 = time.perf_counter()
         prof = _Profile(bool(os.environ.get("SQLANON_PROFILE")))
-        cols = self._validate()
-        ctx = self._context(cols)
-        r = self.last_release() + 1
-        prof.mark("validate (before BEGIN)")
         pause = os.environ.get("SQLANON__PAUSE_AT")  # test hook: SIGKILL test stops here
         self.con.execute("BEGIN TRANSACTION")
         try:
+            cols = self._validate()
+            ctx = self._context(cols)
+            r = self.last_release() + 1
+            prof.mark("validate, source fingerprint")
             self._create_tables(cols)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid}
@@ -385,9 +388,7 @@ class Publisher:
                 if pause and step.startswith(pause):
                     print("SQLANON_PAUSED", flush=True)
                     time.sleep(3600)
-            fp = self._q(f"SELECT coalesce(bit_xor(hash({quote(self.id)}, {quote(self.sa)}, "
-                         f"{', '.join(quote(c) for c in self.qi)})), 0) FROM {self._src()}")[0][0]
-            prof.mark("source fingerprint")
+            fp = self._fingerprint
             seconds = time.perf_counter() - t0
             extra = {"suppressed": int(stats[10]), "dl": int(stats[11])} if len(stats) > 10 else {}
             result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra)
