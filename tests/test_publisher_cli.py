@@ -9,12 +9,18 @@ import sqlanon
 from sqlanon.cli import main
 
 
-def test_release_and_status(tmp_path):
+def _source_db(tmp_path):
+    """A database file with table src (id, age, dx): 60 persons, 4 SA values."""
     db = tmp_path / "x.duckdb"
     con = duckdb.connect(str(db))
     con.execute("CREATE TABLE src AS SELECT range AS id, range % 30 AS age, ['a','b','c','d'][range % 4 + 1] AS dx "
                 "FROM range(60)")
     con.close()
+    return db
+
+
+def test_release_and_status(tmp_path):
+    db = _source_db(tmp_path)
     run = CliRunner().invoke
     r = run(main, ["release", str(db), "p"])
     assert r.exit_code != 0 and "needs --source, --id, --qi, --sa, --m" in r.output
@@ -35,11 +41,7 @@ def test_release_and_status(tmp_path):
 
 
 def test_release_dynamic_anatomy_model(tmp_path):
-    db = tmp_path / "x.duckdb"
-    con = duckdb.connect(str(db))
-    con.execute("CREATE TABLE src AS SELECT range AS id, range % 30 AS age, ['a','b','c','d'][range % 4 + 1] AS dx "
-                "FROM range(60)")
-    con.close()
+    db = _source_db(tmp_path)
     run = CliRunner().invoke
     args = ["release", str(db), "d", "--source", "src", "--id", "id", "--qi", "age", "--sa", "dx"]
     r = run(main, [*args, "--model", "dynamic-anatomy"])
