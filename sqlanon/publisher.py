@@ -57,7 +57,7 @@ MAX_SA_VALUES = 128
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
-          "hist", "pairs", "fill", "span", "dropped")
+          "hist", "pairs", "fill", "span", "dropped", "srt", "vstart")
 
 
 @dataclass(frozen=True)
@@ -358,6 +358,18 @@ class Publisher:
         t0 = time.perf_counter()
         prof = _Profile(bool(os.environ.get("SQLANON_PROFILE")))
         pause = os.environ.get("SQLANON__PAUSE_AT")  # test hook: SIGKILL test stops here
+        # step 8 reads positions from a table stored in ORDER BY order (DuckDB's
+        # default); a session that turned this off gets it back after the release
+        keep_order = self._q("SELECT current_setting('preserve_insertion_order')")[0][0]
+        if not keep_order:
+            self.con.execute("SET preserve_insertion_order = true")
+        try:
+            return self._release(t0, prof, pause)
+        finally:
+            if not keep_order:
+                self.con.execute("SET preserve_insertion_order = false")
+
+    def _release(self, t0: float, prof: "_Profile", pause: str | None) -> ReleaseResult:
         self.con.execute("BEGIN TRANSACTION")
         try:
             cols = self._validate()
