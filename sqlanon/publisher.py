@@ -54,6 +54,9 @@ MODELS = {
     "dynamic-anatomy": Model("anatomy", "l", context=(("dynamic", True),), outputs=("anatomy",)),
 }
 MAX_SA_VALUES = 128
+# pools at least this large are ranked by step 8's key-column sort (docs/publisher.md);
+# the environment variable SQLANON__ROWID_SORT_MIN_ROWS overrides it (tests use 0)
+ROWID_SORT_MIN_ROWS = 1_000_000
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
@@ -320,6 +323,10 @@ class Publisher:
         """Eligibility plan of the pool: Python sees one count per SA value."""
         T = ctx["T"]
         counts = self._q(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
+        # step 8's two ways to rank rows within a value (same result): a window for
+        # small pools, a sort of the key columns read back by rowid for large ones
+        min_rows = int(os.environ.get("SQLANON__ROWID_SORT_MIN_ROWS", ROWID_SORT_MIN_ROWS))
+        ctx["sort_by_rowid"] = sum(int(n) for _, n in counts) >= min_rows
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[self.sa]}, delta BIGINT)")
         if not counts:
             return
