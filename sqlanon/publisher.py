@@ -54,13 +54,14 @@ MODELS = {
     "dynamic-anatomy": Model("anatomy", "l", context=(("dynamic", True),), outputs=("anatomy",)),
 }
 MAX_SA_VALUES = 128
+MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign)
 # pools at least this large are ranked by step 8's key-column sort (docs/publisher.md);
 # the environment variable SQLANON__ROWID_SORT_MIN_ROWS overrides it (tests use 0)
 ROWID_SORT_MIN_ROWS = 1_000_000
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
-          "hist", "pairs", "fill", "span", "dropped", "srt", "vstart")
+          "hist", "pairs", "fill", "span", "dropped", "srt", "vstart", "doms")
 
 
 @dataclass(frozen=True)
@@ -236,10 +237,16 @@ class Publisher:
         # one scan for all data checks and the source fingerprint of the ledger (run
         # inside the release's transaction, so it is the source the release reads);
         # the queries naming an offending row run only on failure
-        null_id, dup, null_sa, l, self._fingerprint = self._q(
+        # (and the number of values of each non-numeric QI: step 9 counts the values
+        # of a group by bit masks when a QI has at most 127)
+        cat = [c for c in self.qi if not _is_numeric(cols[c])]
+        row = self._q(
             f"SELECT count(*) FILTER (WHERE {i} IS NULL), count({i}) - count(DISTINCT {i}), "
             f"count(*) FILTER (WHERE {s} IS NULL), count(DISTINCT {s}), "
-            f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0) FROM {src}")[0]
+            f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0)"
+            + "".join(f", count(DISTINCT {quote(c)})" for c in cat) + f" FROM {src}")[0]
+        null_id, dup, null_sa, l, self._fingerprint = row[:5]
+        self._small_qi = {c for c, n in zip(cat, row[5:]) if n <= MAX_MASK_VALUES}
         if null_id:
             raise SqlanonError(f"source {self.source!r} has a NULL in id column {self.id!r}; every person needs an id")
         if dup:
@@ -315,6 +322,8 @@ class Publisher:
             "T": T, "source": self._src(), "id": quote(self.id), "sa": quote(self.sa),
             "qi": [quote(c) for c in self.qi],
             "qi_info": [(quote(c), _is_numeric(cols[c])) for c in self.qi],
+            # 1-based positions in qi of the non-numeric QI with at most MAX_MASK_VALUES values
+            "mask_qi": [k for k, c in enumerate(self.qi, 1) if c in self._small_qi],
             "generalized": self.output == "generalized",
             **dict(self.spec.context),
         }

@@ -303,3 +303,47 @@ def test_release_restores_preserve_insertion_order():
     con.execute("SET preserve_insertion_order = false")
     random_history(con, random.Random(4), 2, n0=30, m=3)
     assert con.execute("SELECT current_setting('preserve_insertion_order')").fetchall() == [(False,)]
+
+
+def ref_ncp(con, project, r, qi, numeric):
+    """NCP from the published QI table alone (its rows are the release's rows,
+    counterfeits with their group's QI): numeric QI (max - min) / domain range,
+    other QI #values / #domain values (0 for one value), % of rows x QI."""
+    rows = con.execute(f"SELECT group_id, {', '.join(qi)} FROM sqlanon_published_qit(?, ?)", [project, r]).fetchall()
+    groups = {}
+    for row in rows:
+        groups.setdefault(row[0], []).append(row[1:])
+    cols = list(zip(*[row[1:] for row in rows]))
+    total = 0.0
+    for members in groups.values():
+        for j, c in enumerate(qi):
+            vals = [m[j] for m in members if m[j] is not None]
+            dom = [v for v in cols[j] if v is not None]
+            if numeric[j]:
+                span = max(dom) - min(dom) if dom else 0
+                term = (max(vals) - min(vals)) / span if vals and span else 0.0
+            else:
+                nv, nd = len(set(vals)), len(set(dom))
+                term = 0.0 if nv <= 1 or nd == 0 else nv / nd
+            total += len(members) * term
+    return 100.0 * total / (len(rows) * len(qi))
+
+
+@pytest.mark.parametrize("n_city", [5, 200])
+def test_ncp_matches_reference(n_city):
+    """The ledger's NCP equals a reference computed from the published QI table;
+    n_city = 5 takes step 9's bit-mask count of a QI's values, 200 (> 127 values)
+    its count(DISTINCT)."""
+    con = sqlanon.connect()
+    rnd = random.Random(n_city)
+    rows = [(i, rnd.randint(18, 80), rnd.choice(["x", "y", None]), f"c{rnd.randrange(n_city)}", rnd.choice(SA_VALUES))
+            for i in range(400)]
+    con.execute("CREATE TABLE src (id BIGINT, age INTEGER, zip VARCHAR, city VARCHAR, disease VARCHAR)")
+    con.executemany("INSERT INTO src VALUES (?, ?, ?, ?, ?)", rows[:300])
+    pub = Publisher(con, "p", source="src", id="id", qi=["age", "zip", "city"], sa="disease", m=3, seed=1)
+    results = [pub.release()]
+    con.execute("DELETE FROM src WHERE id % 5 = 0")
+    con.executemany("INSERT INTO src VALUES (?, ?, ?, ?, ?)", rows[300:])
+    results.append(pub.release())
+    for res in results:
+        assert res.ncp == pytest.approx(ref_ncp(con, "p", res.release, ["age", "zip", "city"], [True, False, False]))
