@@ -237,16 +237,10 @@ class Publisher:
         # one scan for all data checks and the source fingerprint of the ledger (run
         # inside the release's transaction, so it is the source the release reads);
         # the queries naming an offending row run only on failure
-        # (and the number of values of each non-numeric QI: step 9 counts the values
-        # of a group by bit masks when a QI has at most 127)
-        cat = [c for c in self.qi if not _is_numeric(cols[c])]
-        row = self._q(
+        null_id, dup, null_sa, l, self._fingerprint = self._q(
             f"SELECT count(*) FILTER (WHERE {i} IS NULL), count({i}) - count(DISTINCT {i}), "
             f"count(*) FILTER (WHERE {s} IS NULL), count(DISTINCT {s}), "
-            f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0)"
-            + "".join(f", count(DISTINCT {quote(c)})" for c in cat) + f" FROM {src}")[0]
-        null_id, dup, null_sa, l, self._fingerprint = row[:5]
-        self._small_qi = {c for c, n in zip(cat, row[5:]) if n <= MAX_MASK_VALUES}
+            f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0) FROM {src}")[0]
         if null_id:
             raise SqlanonError(f"source {self.source!r} has a NULL in id column {self.id!r}; every person needs an id")
         if dup:
@@ -322,11 +316,24 @@ class Publisher:
             "T": T, "source": self._src(), "id": quote(self.id), "sa": quote(self.sa),
             "qi": [quote(c) for c in self.qi],
             "qi_info": [(quote(c), _is_numeric(cols[c])) for c in self.qi],
-            # 1-based positions in qi of the non-numeric QI with at most MAX_MASK_VALUES values
-            "mask_qi": [k for k, c in enumerate(self.qi, 1) if c in self._small_qi],
+            "mask_qi": [],  # set by _domains
+
             "generalized": self.output == "generalized",
             **dict(self.spec.context),
         }
+
+    def _domains(self, ctx: dict) -> None:
+        """Step 9 counts a group's values of a non-numeric QI with a bit mask over the
+        list of the release's values when that QI has at most MAX_MASK_VALUES values:
+        the lists go to a temp table, ctx["mask_qi"] gets the 1-based QI positions."""
+        T = ctx["T"]
+        cat = [(k, c) for k, (c, numeric) in enumerate(ctx["qi_info"], 1) if not numeric]
+        if not cat or ctx["generalized"]:
+            return
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['doms']} AS SELECT " + ", ".join(
+            f"(SELECT list(DISTINCT {c}) FILTER (WHERE {c} IS NOT NULL) FROM {T['snap']}) AS d{k}" for k, c in cat))
+        lens = self._q(f"SELECT {', '.join(f'len(d{k})' for k, _ in cat)} FROM {T['doms']}")[0]
+        ctx["mask_qi"] = [k for (k, _), n in zip(cat, lens) if n <= MAX_MASK_VALUES]
 
     def _plan(self, ctx: dict, cols: dict[str, str], params: dict) -> None:
         """Eligibility plan of the pool: Python sees one count per SA value."""
@@ -402,6 +409,8 @@ class Publisher:
                 if self.spec.plan_before and step.startswith(self.spec.plan_before):
                     self._plan(ctx, cols, params)
                     prof.mark("eligibility plan (Python, SA counts)")
+                    self._domains(ctx)
+                    prof.mark("QI value lists for step 9")
                 for i, stmt in enumerate(templates.render(self.env, name, ctx), 1):
                     try:
                         res = self.con.execute(stmt, templates.params_for(stmt, params))
