@@ -58,6 +58,8 @@ MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign
 # pools at least this large are ranked by step 8's key-column sort (docs/publisher.md);
 # the environment variable SQLANON__ROWID_SORT_MIN_ROWS overrides it (tests use 0)
 ROWID_SORT_MIN_ROWS = 1_000_000
+_INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
+            "UHUGEINT")
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
@@ -237,10 +239,20 @@ class Publisher:
         # one scan for all data checks and the source fingerprint of the ledger (run
         # inside the release's transaction, so it is the source the release reads);
         # the queries naming an offending row run only on failure
-        null_id, dup, null_sa, l, self._fingerprint = self._q(
-            f"SELECT count(*) FILTER (WHERE {i} IS NULL), count({i}) - count(DISTINCT {i}), "
+        int_id = cols[self.id].upper() in _INTEGER
+        null_id, null_sa, l, self._fingerprint, n, lo, hi = self._q(
+            f"SELECT count(*) FILTER (WHERE {i} IS NULL), "
             f"count(*) FILTER (WHERE {s} IS NULL), count(DISTINCT {s}), "
-            f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0) FROM {src}")[0]
+            f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0), count({i}), "
+            + (f"min({i}), max({i})" if int_id else "NULL, NULL") + f" FROM {src}")[0]
+        # duplicate ids: integer ids in a range of at most max(64 n, 2^24) values set
+        # one bit each in a bitmap (bitstring_agg; 10M ids: 0.04 s), else
+        # count(DISTINCT) (10M ids: 1.0-1.5 s)
+        if int_id and n and int(hi) - int(lo) < max(64 * n, 1 << 24):
+            dup = n - self._q(f"SELECT bit_count(bitstring_agg({i}, $lo, $hi)) FROM {src}",
+                              {"lo": int(lo), "hi": int(hi)})[0][0]
+        else:
+            dup = self._q(f"SELECT count({i}) - count(DISTINCT {i}) FROM {src}")[0][0]
         if null_id:
             raise SqlanonError(f"source {self.source!r} has a NULL in id column {self.id!r}; every person needs an id")
         if dup:

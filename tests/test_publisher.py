@@ -174,6 +174,21 @@ def test_duplicate_ids(released):
     _unchanged(released, lambda: _pub(released).release(), "duplicate id 3")
 
 
+@pytest.mark.parametrize("id_sql", ["range::VARCHAR", "range * 100000000", "range - 20"])
+def test_duplicate_ids_every_id_type(con, id_sql):
+    """The duplicate check has a bitmap path (integer ids in a dense range) and a
+    count(DISTINCT) path (text ids, sparse integers): both name the duplicate.
+    Ids at or below zero are in the bitmap's range too."""
+    con.execute(f"CREATE TABLE src AS SELECT {id_sql} AS id, (range * 7) % 50 AS age, "
+                "['a','b','c','d'][range % 4 + 1] AS disease FROM range(40)")
+    con.execute("INSERT INTO src SELECT * FROM src WHERE age = 14")
+    dup = con.execute("SELECT id FROM src WHERE age = 14 LIMIT 1").fetchall()[0][0]
+    with pytest.raises(SqlanonError, match=f"duplicate id {dup!r}"):
+        _pub(con).release()
+    con.execute("DELETE FROM src WHERE rowid >= 40")
+    assert _pub(con).release().published >= 40
+
+
 def test_null_sa(released):
     released.execute("UPDATE src SET disease = NULL WHERE id = 7")
     _unchanged(released, lambda: _pub(released).release(), "NULL in SA column 'disease'")
