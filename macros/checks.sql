@@ -71,8 +71,10 @@ CREATE OR REPLACE MACRO sqlanon_l_diversity_violations(tbl, qi, sa, l) AS TABLE
         SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__ok'), count(*)::BIGINT AS sqlanon__n
         FROM query_table(tbl::VARCHAR), chk GROUP BY ALL
     )
-    SELECT COLUMNS(lambda c: list_contains(qi, c) AND c <> 'sqlanon__ok'), count(*)::BIGINT AS distinct_values, sum(sqlanon__n)::BIGINT AS group_size
-    FROM gs GROUP BY ALL HAVING count(*) < l;
+    SELECT * EXCLUDE (sqlanon__ok) FROM (
+        SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__ok'), count(*)::BIGINT AS distinct_values,
+               sum(sqlanon__n)::BIGINT AS group_size
+        FROM gs GROUP BY ALL HAVING count(*) < l);
 COMMENT ON MACRO TABLE sqlanon_l_diversity_violations IS 'QI groups with fewer than l distinct SA values. Args: tbl, qi list, sa, l. Returns QI columns, distinct_values, group_size.';
 
 -- Recursive (c,l)-diversity, ARX definition: a group satisfies it iff r1 < c*(r_l + ... + r_last)
@@ -126,7 +128,8 @@ CREATE OR REPLACE MACRO sqlanon_m_uniqueness(tbl, qi, sa, m) AS TABLE
         FROM query_table(tbl::VARCHAR), chk GROUP BY ALL
     ),
     g AS (
-        SELECT COLUMNS(lambda c: list_contains(qi, c)), sum(sqlanon__n)::BIGINT AS sqlanon__t, max(sqlanon__n) AS sqlanon__mx
+        SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__ok'), sum(sqlanon__n)::BIGINT AS sqlanon__t,
+               max(sqlanon__n) AS sqlanon__mx
         FROM gs GROUP BY ALL
     )
     SELECT coalesce(bool_and(sqlanon__t >= m AND sqlanon__mx = 1), true) AS m_unique,

@@ -5,18 +5,17 @@
 -- KL = sum over (q, s) with P > 0 of P * ln(P / P*) (natural log; P > 0 implies P* > 0).
 -- NULL is a value (QI tuples, SA values and group ids compare with IS NOT DISTINCT FROM).
 CREATE OR REPLACE MACRO sqlanon_kl_divergence(tbl, qi, sa, group_col) AS TABLE
-    WITH chk AS (
-        SELECT CASE WHEN qi IS NULL OR len(qi) = 0
-                    THEN error('sqlanon_kl_divergence: the QI list is empty; pass at least one column') ELSE 1 END AS ok
-    ),
-    vc AS (
-        SELECT COLUMNS(lambda c: list_contains(qi, c))::VARCHAR,
+    WITH vc AS (
+        -- (the constant sqlanon__c, part of every QI tuple, keeps COLUMNS from
+        -- matching nothing when no QI name is a column: the validation on the
+        -- result below, not the binder, reports it)
+        SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c')::VARCHAR,
                COLUMNS(lambda c: c = sa)::VARCHAR AS __s,
                COLUMNS(lambda c: c = group_col)::VARCHAR AS __g
-        FROM query_table(tbl::VARCHAR), chk
+        FROM (SELECT *, NULL::VARCHAR AS sqlanon__c FROM query_table(tbl::VARCHAR))
     ),
     src AS (
-        SELECT list_value(*COLUMNS(lambda c: list_contains(qi, c))) AS q, __s AS s, __g AS g FROM vc
+        SELECT list_value(*COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c')) AS q, __s AS s, __g AS g FROM vc
     ),
     n AS (SELECT count(*)::DOUBLE AS n FROM src),
     p AS (SELECT q, s, count(*) / any_value(n.n) AS p FROM src, n GROUP BY q, s),
@@ -30,5 +29,7 @@ CREATE OR REPLACE MACRO sqlanon_kl_divergence(tbl, qi, sa, group_col) AS TABLE
         GROUP BY gq.q, gs.s
     )
     SELECT coalesce(sum(p.p * ln(p.p / pstar.ps)), 0.0) AS kl_divergence
-    FROM p JOIN pstar ON p.q IS NOT DISTINCT FROM pstar.q AND p.s IS NOT DISTINCT FROM pstar.s;
+    FROM p JOIN pstar ON p.q IS NOT DISTINCT FROM pstar.q AND p.s IS NOT DISTINCT FROM pstar.s
+    WHERE (SELECT sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL
+                                                  ELSE list_concat(qi, [sa, group_col]) END)) = 1;
 COMMENT ON MACRO TABLE sqlanon_kl_divergence IS 'KL-divergence (seed 003 eq. 7, natural log) between the original (QI, SA) distribution and Anatomy''s group-wise reconstruction. Args: tbl, qi list, sa, group_col. Returns kl_divergence.';

@@ -9,19 +9,19 @@
 -- NULL QI values are ignored (they neither widen nor count as a value);
 -- NULL group ids form one group.
 CREATE OR REPLACE MACRO sqlanon_ncp(tbl, qi, group_col) AS TABLE
-    WITH chk AS (
-        SELECT CASE WHEN qi IS NULL OR len(qi) = 0 THEN error('sqlanon_ncp: the QI list is empty; pass at least one column')
-                    ELSE 1 END AS ok
-    ),
-    src AS (
+    WITH src AS (
+        -- (the constant sqlanon__c keeps COLUMNS from matching nothing when no QI
+        -- name is a column, so the validation on the result below, not the binder,
+        -- reports it; the penalties are summed over the QI names only)
         SELECT COLUMNS(lambda c: c = group_col) AS __g,
-               COLUMNS(lambda c: list_contains(qi, c))::VARCHAR
-        FROM query_table(tbl::VARCHAR), chk
+               COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c')::VARCHAR
+        FROM (SELECT *, NULL::VARCHAR AS sqlanon__c FROM query_table(tbl::VARCHAR))
     ),
     n AS (SELECT count(*)::DOUBLE AS n FROM src),
     long AS (UNPIVOT src ON COLUMNS(* EXCLUDE __g) INTO NAME col VALUE v),
     types AS (
-        UNPIVOT (SELECT typeof(COLUMNS(lambda c: list_contains(qi, c))) FROM query_table(tbl::VARCHAR) LIMIT 1)
+        UNPIVOT (SELECT typeof(COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c'))
+                 FROM (SELECT *, NULL::VARCHAR AS sqlanon__c FROM query_table(tbl::VARCHAR)) LIMIT 1)
         ON COLUMNS(*) INTO NAME col VALUE t
     ),
     typed AS (
@@ -54,5 +54,7 @@ CREATE OR REPLACE MACRO sqlanon_ncp(tbl, qi, group_col) AS TABLE
     )
     SELECT coalesce(100.0 * sum(pen) / nullif(any_value(n.n) * len(qi), 0), 0.0) AS ncp,
            map_from_entries(list({'key': col, 'value': coalesce(100.0 * pen / nullif(n.n, 0), 0.0)} ORDER BY col)) AS per_column
-    FROM per, n;
+    FROM per, n
+    WHERE (SELECT sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL
+                                                  ELSE list_append(qi, group_col) END)) = 1;
 COMMENT ON MACRO TABLE sqlanon_ncp IS 'NCP (seed 003 eq. 4-6) of a grouped table generalized to each group''s extent: ncp in % of rows x QIs, per_column MAP in %. Args: tbl, qi list, group_col.';

@@ -9,7 +9,8 @@
 -- Internal: the chosen predicate values, one row per (query, column, value).
 CREATE OR REPLACE MACRO sqlanon__query_error_predicates(tbl, qi, sa, n_queries, selectivity, seed) AS TABLE
     WITH chk AS (
-        SELECT CASE WHEN qi IS NULL OR len(qi) = 0 THEN error('sqlanon_query_error: the QI list is empty; pass at least one column')
+        SELECT CASE WHEN sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL ELSE list_append(qi, sa) END) <> 1
+                        THEN NULL
                     WHEN n_queries IS NULL OR n_queries < 1 THEN error('sqlanon_query_error: n_queries must be an integer >= 1')
                     WHEN selectivity IS NULL OR selectivity <= 0 OR selectivity > 1
                         THEN error('sqlanon_query_error: selectivity must be in (0, 1]')
@@ -27,7 +28,8 @@ CREATE OR REPLACE MACRO sqlanon__query_error_predicates(tbl, qi, sa, n_queries, 
         FROM range(n_queries) q(i), dom JOIN dsize USING (col)
     )
     SELECT query, col, v FROM ranked
-    WHERE r <= greatest(1, round(power(selectivity, 1.0 / (len(qi) + 1)) * d));
+    WHERE r <= greatest(1, round(power(selectivity, 1.0 / (len(qi) + 1)) * d))
+      AND (SELECT ok FROM chk) = 1;  -- referenced, so the checks above always run
 COMMENT ON MACRO TABLE sqlanon__query_error_predicates IS 'Internal to sqlanon_query_error: the seeded random predicate values (query, col, v).';
 
 -- Average relative error |estimate - count| / count over the queries with count > 0,

@@ -15,7 +15,7 @@ CREATE OR REPLACE MACRO sqlanon_t_closeness(tbl, qi, sa, ordered) AS TABLE
         FROM (SELECT sqlanon__r, sum(sqlanon__n) / any_value(sqlanon__all) AS sqlanon__q FROM r, tot GROUP BY sqlanon__r)
     ),
     g AS (
-        SELECT COLUMNS(lambda c: list_contains(qi, c)), list(sqlanon__r) AS sqlanon__rk, list(sqlanon__n) AS sqlanon__cn,
+        SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__ok'), list(sqlanon__r) AS sqlanon__rk, list(sqlanon__n) AS sqlanon__cn,
                sum(sqlanon__n) AS sqlanon__t
         FROM r GROUP BY ALL
     ),

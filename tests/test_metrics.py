@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+import duckdb
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -227,3 +228,30 @@ def test_query_error_seeded(con):
     assert p1 != p2
     with pytest.raises(sqlanon.SqlanonError, match="selectivity"):
         metrics.query_error(con, "q", ["a"], "s", "g", 10, 0, 1)
+
+
+# --------------------------------------------- every QI-taking macro, bad QI list
+_ARGS = {"tbl": "'t'", "sa": "'s'", "k": "2", "l": "2", "m": "2", "ordered": "false", "group_col": "'g'",
+         "n_queries": "10", "selectivity": "0.1", "seed": "1"}
+
+
+def _qi_macros(con):
+    # sqlanon_eligibility_deletions takes qi as an optional ordering hint (empty is valid)
+    return con.execute("SELECT function_name, parameters FROM duckdb_functions() WHERE function_name LIKE 'sqlanon\\_%' "
+                       "ESCAPE '\\' AND function_type = 'table_macro' AND list_contains(parameters, 'qi') "
+                       "AND function_name <> 'sqlanon_eligibility_deletions' ORDER BY 1").fetchall()
+
+
+@pytest.mark.parametrize("qi", ["[]", "['zz']", "['q1', 'zz']", "NULL"])
+def test_every_qi_macro_rejects_a_bad_qi_list(qi):
+    """In SQL (no Python wrapper in between), an empty, NULL or unknown QI list is
+    our own error naming the problem, never a binder error or a silent result."""
+    con = sqlanon.connect()
+    con.execute("CREATE TABLE t AS SELECT 1 AS id, 1 AS q1, 'x' AS s, 0 AS g")
+    macros = _qi_macros(con)
+    assert len(macros) >= 12
+    for name, params in macros:
+        sql = f"FROM {name}({', '.join(qi if p == 'qi' else _ARGS[p] for p in params)})"
+        with pytest.raises(duckdb.Error, match="sqlanon: ") as err:
+            con.execute(sql).fetchall()
+        assert ("empty" in str(err.value)) if qi in ("[]", "NULL") else ('"zz"' in str(err.value)), sql
