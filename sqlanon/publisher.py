@@ -64,6 +64,7 @@ _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
           "hist", "pairs", "fill", "span", "dropped", "srt", "vstart", "doms")
+_TEMP_VIEWS = ("rel",)  # dropped before the tables they read
 
 
 @dataclass(frozen=True)
@@ -322,7 +323,7 @@ class Publisher:
 
     # ----------------------------------------------------------------- release
     def _context(self, cols: dict[str, str]) -> dict:
-        tmp = {k: quote(f"sqlanon__{self.project}_{k}") for k in _TEMPS}
+        tmp = {k: quote(f"sqlanon__{self.project}_{k}") for k in _TEMPS + _TEMP_VIEWS}
         T = {k: quote(v) for k, v in self.tables.items()} | tmp
         return {
             "T": T, "source": self._src(), "id": quote(self.id), "sa": quote(self.sa),
@@ -410,6 +411,7 @@ class Publisher:
             cols = self._validate()
             ctx = self._context(cols)
             r = self.last_release() + 1
+            ctx["first_release"] = r == 1
             prof.mark("validate, source fingerprint")
             self._create_tables(cols)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
@@ -448,6 +450,8 @@ class Publisher:
                 f"INSERT INTO {ctx['T']['ledger']} (release, made_at, params, source_schema, fingerprint, "
                 f"{', '.join(keys)}) VALUES (?, now()::TIMESTAMP, ?, ?, ?, {', '.join('?' for _ in keys)})",
                 [r, json.dumps(self.params()), json.dumps(cols), fp, *[d[k] for k in keys]])
+            for k in _TEMP_VIEWS:
+                self.con.execute(f"DROP VIEW IF EXISTS {ctx['T'][k]}")
             for k in _TEMPS:
                 self.con.execute(f"DROP TABLE IF EXISTS {ctx['T'][k]}")
             self.con.execute("COMMIT")
