@@ -336,16 +336,19 @@ class Publisher:
         }
 
     def _domains(self, ctx: dict) -> None:
-        """Step 9 counts a group's values of a non-numeric QI with a bit mask over the
-        list of the release's values when that QI has at most MAX_MASK_VALUES values:
-        the lists go to a temp table, ctx["mask_qi"] gets the 1-based QI positions."""
+        """Step 9 records a group's values of a non-numeric QI as a bit mask over the
+        list of the release's values when that QI has at most MAX_MASK_VALUES values
+        (the list is in text order, so a mask decodes to the generalized form's
+        sorted value set): the lists go to a temp table, ctx["mask_qi"] gets the
+        1-based QI positions."""
         T = ctx["T"]
         cat = [(k, c) for k, (c, numeric) in enumerate(ctx["qi_info"], 1) if not numeric]
-        if not cat or ctx["generalized"]:
+        if not cat:
             return
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['doms']} AS SELECT " + ", ".join(
-            f"(SELECT list(DISTINCT {c}) FILTER (WHERE {c} IS NOT NULL) FROM {T['snap']}) AS d{k}" for k, c in cat))
-        lens = self._q(f"SELECT {', '.join(f'len(d{k})' for k, _ in cat)} FROM {T['doms']}")[0]
+            f"(SELECT list(v ORDER BY v::VARCHAR) FROM (SELECT DISTINCT {c} AS v FROM {T['snap']} "
+            f"WHERE {c} IS NOT NULL)) AS d{k}" for k, c in cat))
+        lens = self._q(f"SELECT {', '.join(f'coalesce(len(d{k}), 0)' for k, _ in cat)} FROM {T['doms']}")[0]
         ctx["mask_qi"] = [k for (k, _), n in zip(cat, lens) if n <= MAX_MASK_VALUES]
 
     def _plan(self, ctx: dict, cols: dict[str, str], params: dict) -> None:
