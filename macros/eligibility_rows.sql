@@ -11,10 +11,13 @@
 -- values and same SA) go first -- deleting a row whose twin stays loses the least
 -- information -- and the seeded hash breaks ties. Without qi: seeded random.
 CREATE OR REPLACE MACRO sqlanon_eligibility_deletions(tbl, id_col, sa, plan, seed := 0, qi := []::VARCHAR[]) AS TABLE
+    -- the constant column sqlanon__nil (last) keeps every COLUMNS(...) non-empty when
+    -- a name is unknown, so the check below reports it instead of DuckDB's binder
     WITH src AS (
-        SELECT COLUMNS(lambda c: c = id_col) AS id, COLUMNS(lambda c: c = sa) AS sa_value,
-               hash(*COLUMNS(lambda c: list_contains(qi, c) OR c = sa)) AS qkey
-        FROM query_table(tbl::VARCHAR)
+        SELECT coalesce(*COLUMNS(lambda c: c = id_col OR c = 'sqlanon__nil')) AS id,
+               coalesce(*COLUMNS(lambda c: c = sa OR c = 'sqlanon__nil')) AS sa_value,
+               hash(*COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__nil')) AS qkey
+        FROM (SELECT *, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
     ),
     need AS (SELECT sa_value AS need_sa, delta FROM query_table(plan::VARCHAR) WHERE delta < 0),
     twins AS (
@@ -27,7 +30,13 @@ CREATE OR REPLACE MACRO sqlanon_eligibility_deletions(tbl, id_col, sa, plan, see
                row_number() OVER (PARTITION BY sa_value ORDER BY twins DESC, hash(id, seed), id) AS rk
         FROM twins
     )
-    SELECT id, sa_value FROM ranked WHERE rk <= -delta ORDER BY sa_value, id;
+    -- id, sa and every name in qi must be columns of tbl (an unknown QI name would
+    -- silently drop out of the twin key); checked on the result so the optimizer
+    -- cannot remove the check
+    SELECT id, sa_value
+    FROM ranked, (SELECT sqlanon__require_cols(tbl, list_concat([id_col, sa], coalesce(qi, []::VARCHAR[]))) AS sqlanon__ok) AS chk
+    WHERE rk <= -delta AND chk.sqlanon__ok = 1
+    ORDER BY sa_value, id;
 COMMENT ON MACRO TABLE sqlanon_eligibility_deletions IS 'Rows of table tbl to delete to reach the targets in table plan (sa_value, delta): id, sa_value; -delta rows per SA value with delta < 0. Seeded random (hash(id, seed)); with qi := [...] rows with the most twins on QI + SA first (least utility loss).';
 
 -- Counterfeit rows: for every SA value with delta > 0, delta rows with the columns

@@ -447,6 +447,20 @@ def test_deletions_prefer_qi_twins(con):
     assert len(random_picks) > 1  # the seed matters without qi
 
 
+@pytest.mark.parametrize("args,bad", [("'id', 'sa', 'p', qi := ['q', 'zz']", "zz"), ("'id', 'sa', 'p', qi := ['zz']", "zz"),
+                                      ("'idx', 'sa', 'p'", "idx"), ("'id', 'sax', 'p', qi := ['q']", "sax")])
+def test_deletions_reject_unknown_columns(con, args, bad):
+    """An unknown name (id, SA or in the optional QI hint) is an error naming it,
+    not a silently smaller twin key."""
+    con.execute("CREATE TABLE t AS SELECT range AS id, range % 3 AS q, ['a', 'b', 'c'][range % 3 + 1] AS sa FROM range(9)")
+    con.execute("CREATE TABLE p AS SELECT 'a' AS sa_value, -1 AS delta")
+    with pytest.raises(Exception, match=f'column "{bad}" is not in table "t"'):
+        con.execute(f"FROM sqlanon_eligibility_deletions('t', {args})").fetchall()
+    # an empty or NULL hint is valid (seeded random order)
+    for hint in ("[]", "NULL"):
+        assert len(con.execute(f"FROM sqlanon_eligibility_deletions('t', 'id', 'sa', 'p', qi := {hint})").fetchall()) == 1
+
+
 def test_counterfeits_bad_mode(con):
     make_table(con, [5, 1, 1])
     plan(con, "t", "sa", 3, "counterfeit", into="p")
