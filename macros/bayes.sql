@@ -5,15 +5,21 @@
 CREATE OR REPLACE MACRO sqlanon_bayes_posterior(release, sa, knowledge) AS TABLE
     WITH chk AS (SELECT sqlanon__require_cols(release, [sa]) AS sqlanon__ok,
                         sqlanon__require_cols(knowledge, ['s', 'f_q', 'f_qstar']) AS sqlanon__ok2),
+    -- (sqlanon__nil, last, keeps COLUMNS non-empty for an unknown sa, so chk
+    -- reports it, not the binder: coalesce(col, NULL) is col)
     cnt AS (
-        SELECT list_filter(list_value(COLUMNS(lambda c: c = sa)::VARCHAR), lambda x: true)[1] AS sqlanon__s,
+        SELECT coalesce(*COLUMNS(lambda c: c = sa OR c = 'sqlanon__nil'))::VARCHAR AS sqlanon__s,
                count(*) AS sqlanon__n
-        FROM query_table(release::VARCHAR), chk GROUP BY ALL
+        FROM (SELECT *, NULL AS sqlanon__nil FROM query_table(release::VARCHAR)) GROUP BY ALL
     ),
     w AS (
         SELECT k.s, k.f_q / sum(k.f_q) OVER () AS prior,
                coalesce(c.sqlanon__n, 0) * k.f_q / k.f_qstar AS sqlanon__w
         FROM query_table(knowledge::VARCHAR) k LEFT JOIN cnt c ON c.sqlanon__s IS NOT DISTINCT FROM k.s::VARCHAR
     )
-    SELECT s, prior, sqlanon__w / sum(sqlanon__w) OVER () AS posterior FROM w ORDER BY s;
+    -- the checks are read by the result (an unread CTE would be optimized away)
+    SELECT s, prior, sqlanon__w / sum(sqlanon__w) OVER () AS posterior
+    FROM w
+    WHERE (SELECT sqlanon__ok + sqlanon__ok2 FROM chk) = 2
+    ORDER BY s;
 COMMENT ON MACRO TABLE sqlanon_bayes_posterior IS 'Bayes-optimal posterior (seed 002 eq. 2). Args: release (rows of the target class), sa, knowledge table (s, f_q, f_qstar). Returns s, prior, posterior.';

@@ -13,8 +13,11 @@
 -- (sqlanon.eligibility.targets). Rows with a NULL SA are an error.
 -- Internal: one row per (SA value) with the chosen cap and fill parameters.
 CREATE OR REPLACE MACRO sqlanon__eligibility_plan(tbl, sa, m, method) AS TABLE
+    -- (sqlanon__nil, last, keeps COLUMNS non-empty for an unknown sa, so chk
+    -- reports it, not the binder: coalesce(col, NULL) is col)
     WITH src AS (
-        SELECT COLUMNS(lambda c: c = sa) AS sa_value FROM query_table(tbl::VARCHAR)
+        SELECT coalesce(*COLUMNS(lambda c: c = sa OR c = 'sqlanon__nil')) AS sa_value
+        FROM (SELECT *, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
     ),
     cnt AS (SELECT sa_value, count(*)::BIGINT AS c FROM src GROUP BY ALL),
     stats AS (
@@ -24,6 +27,7 @@ CREATE OR REPLACE MACRO sqlanon__eligibility_plan(tbl, sa, m, method) AS TABLE
     ),
     chk AS (
         SELECT CASE
+            WHEN sqlanon__require_cols(tbl, [sa]) <> 1 THEN NULL
             WHEN method NOT IN ('optimal', 'counterfeit', 'delete') THEN error(
                 'sqlanon_eligibility_targets: method ' || coalesce('''' || method::VARCHAR || '''', 'NULL')
                 || ' is not available in SQL; use optimal, counterfeit or delete (hybrid and random: '

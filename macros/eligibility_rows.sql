@@ -46,14 +46,19 @@ COMMENT ON MACRO TABLE sqlanon_eligibility_deletions IS 'Rows of table tbl to de
 -- same SA value, taken in seeded random order (cycling if delta > their number).
 -- Extra column counterfeit_no: 1..delta within the SA value.
 CREATE OR REPLACE MACRO sqlanon_eligibility_counterfeits(tbl, id_col, sa, plan, mode := 'null', seed := 0) AS TABLE
+    -- (the constant columns sqlanon__nil_id / sqlanon__nil_sa, last, keep every
+    -- COLUMNS(...) non-empty for an unknown id_col or sa, so chk reports it, not the
+    -- binder; coalesce(col, NULL) is col, and the output drops them)
     WITH chk AS (
-        SELECT CASE WHEN mode IN ('null', 'copy') THEN true
+        SELECT CASE WHEN sqlanon__require_cols(tbl, [id_col, sa]) <> 1 THEN NULL
+                    WHEN mode IN ('null', 'copy') THEN true
                ELSE error('sqlanon_eligibility_counterfeits: mode must be ''null'' or ''copy'', got '
                           || coalesce('''' || mode::VARCHAR || '''', 'NULL')) END AS ok
     ),
     src0 AS (
-        SELECT *, COLUMNS(lambda c: c = sa) AS sqlanon__sa, COLUMNS(lambda c: c = id_col) AS sqlanon__id
-        FROM query_table(tbl::VARCHAR)
+        SELECT *, coalesce(*COLUMNS(lambda c: c = sa OR c = 'sqlanon__nil_sa')) AS sqlanon__sa,
+               coalesce(*COLUMNS(lambda c: c = id_col OR c = 'sqlanon__nil_id')) AS sqlanon__id
+        FROM (SELECT *, NULL AS sqlanon__nil_id, NULL AS sqlanon__nil_sa FROM query_table(tbl::VARCHAR))
     ),
     src AS (
         SELECT *, row_number() OVER (PARTITION BY sqlanon__sa ORDER BY hash(sqlanon__id, seed), sqlanon__id) AS sqlanon__rk,
@@ -72,12 +77,15 @@ CREATE OR REPLACE MACRO sqlanon_eligibility_counterfeits(tbl, id_col, sa, plan, 
              chk
         WHERE chk.ok
     )
-    SELECT CASE WHEN false THEN COLUMNS(lambda c: c = id_col) END,
-           COLUMNS(lambda c: c = sa),
-           CASE WHEN mode = 'copy'
-                THEN COLUMNS(lambda c: c <> sa AND c <> id_col AND c <> 'sqlanon__k' AND NOT starts_with(c, 'sqlanon__'))
-           END,
-           sqlanon__k::BIGINT AS counterfeit_no
-    FROM made
-    ORDER BY sqlanon__sa, sqlanon__k;
+    SELECT * EXCLUDE (sqlanon__nil_id, sqlanon__nil_sa, sqlanon__ord_sa, sqlanon__ord_k)
+    FROM (
+        SELECT CASE WHEN false THEN COLUMNS(lambda c: c = id_col OR c = 'sqlanon__nil_id') END,
+               COLUMNS(lambda c: c = sa OR c = 'sqlanon__nil_sa'),
+               CASE WHEN mode = 'copy'
+                    THEN COLUMNS(lambda c: c <> sa AND c <> id_col AND c <> 'sqlanon__k' AND NOT starts_with(c, 'sqlanon__'))
+               END,
+               sqlanon__k::BIGINT AS counterfeit_no, sqlanon__sa AS sqlanon__ord_sa, sqlanon__k AS sqlanon__ord_k
+        FROM made
+    )
+    ORDER BY sqlanon__ord_sa, sqlanon__ord_k;
 COMMENT ON MACRO TABLE sqlanon_eligibility_counterfeits IS 'Counterfeit rows reaching the targets in table plan (sa_value, delta) for table tbl: delta rows per SA value with delta > 0, columns of tbl (id_col NULL) plus counterfeit_no. mode null: other columns NULL (filled at grouping time); mode copy: copied from seeded-random real rows with the same SA value.';

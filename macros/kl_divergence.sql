@@ -8,11 +8,12 @@ CREATE OR REPLACE MACRO sqlanon_kl_divergence(tbl, qi, sa, group_col) AS TABLE
     WITH vc AS (
         -- (the constant sqlanon__c, part of every QI tuple, keeps COLUMNS from
         -- matching nothing when no QI name is a column: the validation on the
-        -- result below, not the binder, reports it)
+        -- result below, not the binder, reports it; sqlanon__nil, last, does the
+        -- same for an unknown sa or group_col: coalesce(col, NULL) is col)
         SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c')::VARCHAR,
-               COLUMNS(lambda c: c = sa)::VARCHAR AS __s,
-               COLUMNS(lambda c: c = group_col)::VARCHAR AS __g
-        FROM (SELECT *, NULL::VARCHAR AS sqlanon__c FROM query_table(tbl::VARCHAR))
+               coalesce(*COLUMNS(lambda c: c = sa OR c = 'sqlanon__nil'))::VARCHAR AS __s,
+               coalesce(*COLUMNS(lambda c: c = group_col OR c = 'sqlanon__nil'))::VARCHAR AS __g
+        FROM (SELECT *, NULL::VARCHAR AS sqlanon__c, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
     ),
     src AS (
         SELECT list_value(*COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c')) AS q, __s AS s, __g AS g FROM vc

@@ -12,10 +12,11 @@ CREATE OR REPLACE MACRO sqlanon_ncp(tbl, qi, group_col) AS TABLE
     WITH src AS (
         -- (the constant sqlanon__c keeps COLUMNS from matching nothing when no QI
         -- name is a column, so the validation on the result below, not the binder,
-        -- reports it; the penalties are summed over the QI names only)
-        SELECT COLUMNS(lambda c: c = group_col) AS __g,
+        -- reports it; the penalties are summed over the QI names only; sqlanon__nil,
+        -- last, does the same for an unknown group_col: coalesce(col, NULL) is col)
+        SELECT coalesce(*COLUMNS(lambda c: c = group_col OR c = 'sqlanon__nil')) AS __g,
                COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c')::VARCHAR
-        FROM (SELECT *, NULL::VARCHAR AS sqlanon__c FROM query_table(tbl::VARCHAR))
+        FROM (SELECT *, NULL::VARCHAR AS sqlanon__c, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
     ),
     n AS (SELECT count(*)::DOUBLE AS n FROM src),
     long AS (UNPIVOT src ON COLUMNS(* EXCLUDE __g) INTO NAME col VALUE v),

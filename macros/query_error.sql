@@ -38,10 +38,13 @@ COMMENT ON MACRO TABLE sqlanon__query_error_predicates IS 'Internal to sqlanon_q
 -- Returns query_error (mean, NULL if no query selects a row), queries (used), skipped (count 0).
 CREATE OR REPLACE MACRO sqlanon_query_error(tbl, qi, sa, group_col, n_queries, selectivity, seed) AS TABLE
     WITH pred AS (SELECT * FROM sqlanon__query_error_predicates(tbl, qi, sa, n_queries, selectivity, seed)),
+    -- (sqlanon__nil, last, keeps COLUMNS non-empty for an unknown group_col, so the
+    -- check on the result reports it, not the binder: coalesce(col, NULL) is col)
     vc AS (
-        SELECT row_number() OVER () AS __rid, COLUMNS(lambda c: c = group_col)::VARCHAR AS __g,
+        SELECT row_number() OVER () AS __rid,
+               coalesce(*COLUMNS(lambda c: c = group_col OR c = 'sqlanon__nil'))::VARCHAR AS __g,
                COLUMNS(lambda c: list_contains(qi, c) OR c = sa)::VARCHAR
-        FROM query_table(tbl::VARCHAR)
+        FROM (SELECT *, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
     ),
     long AS (UNPIVOT vc ON COLUMNS(* EXCLUDE (__rid, __g)) INTO NAME col VALUE v),
     hits AS (
@@ -66,5 +69,6 @@ CREATE OR REPLACE MACRO sqlanon_query_error(tbl, qi, sa, group_col, n_queries, s
     SELECT avg(abs(est - orig) / orig) FILTER (WHERE orig > 0) AS query_error,
            count(*) FILTER (WHERE orig > 0) AS queries,
            count(*) FILTER (WHERE orig = 0) AS skipped
-    FROM per_q;
+    FROM per_q
+    WHERE (SELECT sqlanon__require_cols(tbl, [group_col])) = 1;
 COMMENT ON MACRO TABLE sqlanon_query_error IS 'Query error (seed 003 eq. 8): mean relative error of seeded random COUNT queries at a chosen selectivity, Anatomy estimate vs exact. Args: tbl, qi list, sa, group_col, n_queries, selectivity, seed. Returns query_error, queries, skipped.';

@@ -8,7 +8,9 @@ CREATE OR REPLACE MACRO sqlanon_t_closeness(tbl, qi, sa, ordered) AS TABLE
         SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__ok'), count(*)::BIGINT AS sqlanon__n
         FROM query_table(tbl::VARCHAR), chk GROUP BY ALL
     ),
-    r AS (SELECT *, dense_rank() OVER (ORDER BY COLUMNS(lambda c: c = sa) NULLS LAST) AS sqlanon__r FROM gs),
+    -- (the constant sqlanon__ok in the ORDER BY keeps COLUMNS non-empty for an
+    -- unknown sa, so chk reports it, not the binder; it does not change the ranks)
+    r AS (SELECT *, dense_rank() OVER (ORDER BY COLUMNS(lambda c: c = sa OR c = 'sqlanon__ok') NULLS LAST) AS sqlanon__r FROM gs),
     tot AS (SELECT max(sqlanon__r)::BIGINT AS sqlanon__m, sum(sqlanon__n) AS sqlanon__all FROM r),
     q AS (
         SELECT list(sqlanon__q ORDER BY sqlanon__r) AS sqlanon__qv

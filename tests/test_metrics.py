@@ -255,3 +255,30 @@ def test_every_qi_macro_rejects_a_bad_qi_list(qi):
         with pytest.raises(duckdb.Error, match="sqlanon: ") as err:
             con.execute(sql).fetchall()
         assert ("empty" in str(err.value)) if qi in ("[]", "NULL") else ('"zz"' in str(err.value)), sql
+
+
+# ------------------------------- every macro, unknown single column name
+_COL_ARGS = _ARGS | {"qi": "['q1']", "id_col": "'id'", "sa_col": "'s'", "plan": "'p'", "method": "'optimal'",
+                     "mode": "'null'", "n_rows": "1", "held": "0", "suppressed": "0", "release": "'t'",
+                     "knowledge": "'kn'"}
+
+
+def test_every_macro_rejects_an_unknown_column_name():
+    """In SQL, an unknown sa / group_col / id_col / sa_col is our own error naming
+    the column and the table, never DuckDB's binder error about a lambda."""
+    con = sqlanon.connect()
+    con.execute("CREATE TABLE t AS SELECT 1 AS id, 1 AS q1, 'x' AS s, 0 AS g")
+    con.execute("CREATE TABLE p AS SELECT 'x' AS sa_value, 0 AS delta")
+    con.execute("CREATE TABLE kn AS SELECT 'x' AS s, 0.5 AS f_q, 0.5 AS f_qstar")
+    macros = con.execute("SELECT function_name, parameters FROM duckdb_functions() WHERE function_name LIKE 'sqlanon%' "
+                         "AND function_type = 'table_macro' ORDER BY 1").fetchall()
+    tried = 0
+    for name, params in macros:
+        for col in ("sa", "group_col", "id_col", "sa_col"):
+            if col not in params:
+                continue
+            sql = f"FROM {name}({', '.join(repr('zz') if p == col else _COL_ARGS[p] for p in params)})"
+            with pytest.raises(duckdb.Error, match='sqlanon: column "zz" is not in table "t"'):
+                con.execute(sql).fetchall()
+            tried += 1
+    assert tried >= 20
