@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import jinja2
 import pytest
 
@@ -40,3 +42,23 @@ def test_missing_parameter_and_folder(tmp_path):
         templates.environment(tmp_path / "nope")
     with pytest.raises(SqlanonError, match="no templates"):
         templates.steps(templates.environment(), "nope")
+
+
+def test_environments_are_shared_until_the_override_folder_changes(tmp_path):
+    """Publishers in one process share compiled templates; an override added,
+    edited or removed after that is still used (or dropped) at once."""
+    assert templates.environment() is templates.environment()
+    (tmp_path / "m_invariance").mkdir()
+    env = templates.environment(tmp_path)
+    assert templates.environment(tmp_path) is env
+    name = "m_invariance/08_assign.sql.j2"
+    assert not env.get_template(name).filename.startswith(str(tmp_path))
+    f = tmp_path / "m_invariance" / "08_assign.sql.j2"
+    f.write_text("SELECT 'boom';\n")
+    env2 = templates.environment(tmp_path)
+    assert env2 is not env and templates.render(env2, name, {}) == ["SELECT 'boom';"]
+    f.write_text("SELECT 'bang';\n")
+    os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 10**9))  # a later mtime even on coarse clocks
+    assert templates.render(templates.environment(tmp_path), name, {}) == ["SELECT 'bang';"]
+    f.unlink()
+    assert not templates.environment(tmp_path).get_template(name).filename.startswith(str(tmp_path))
