@@ -12,7 +12,9 @@ Parts:
 3. seed 003's protocol on Adult: 20 releases, each deletes ~3,500, inserts 4,000,
    updates 1,000 and re-inserts 1,000 persons (new persons first come from the
    rest of Adult, then get fresh ids with attribute values of a seeded-random
-   Adult row);
+   Adult row); run 5 times (per-release medians), then release 2 and release 20
+   replayed 7 times each, alternately, from the database saved before each, for
+   the release 20 / release 2 ratio;
 4. seed 000 §IV-C: T1 = 20,000 random Adult rows (adult.data + adult.test,
    complete rows), 6 releases each deleting 2,000 and inserting 4,000; SA
    occupation m = 7, 8 and relationship m = 3, 4; counterfeits per release of
@@ -369,7 +371,9 @@ def write_md(d: dict) -> None:
          f"Adult {a.get('load_1min', float('nan')):.1f}, synthetic 1M {s1.get('load_1min', float('nan')):.1f}"
          + (f", synthetic 10M {big.get('load_1min', float('nan')):.1f}" if big else "")
          + f", seed 003 {d.get('load_1min_seed003', float('nan')):.1f}, end {d.get('load_1min_end', float('nan')):.1f}. "
-         f"Adult: {len(a['all_seconds'])} ORDER BYs and releases, interleaved (pairs). Synthetic: each time the best of 3 fresh runs (release_10m.json keeps all runs). Per-statement times of any release: `SQLANON_PROFILE=1`. "
+         f"Adult: {len(a['all_seconds'])} ORDER BYs and releases, interleaved (pairs); the first release of the "
+         "process also compiles the Jinja templates (about 37 ms, once per process: later Publishers share them), "
+         "so it is the slowest pair. Synthetic: each time the best of 3 fresh runs (release_10m.json keeps all runs). Per-statement times of any release: `SQLANON_PROFILE=1`. "
          "Regenerate: `python benchmarks/release.py`; 10M rows: `--big` (writes release_10m.json).\n",
          "| measure | value | target |", "|---|---|---|",
          f"| Adult release (30,162 complete rows of adult.data, QI 7, SA occupation, m=5, generalized) | "
@@ -385,7 +389,7 @@ def write_md(d: dict) -> None:
               f"| synthetic 10M peak RSS (memory_limit 3GB) | {big['peak_rss_mb']:.0f} MB | < 4 GB |"]
     q = r20_r2(rel)
     L += [f"| seed 003 protocol: release 20 / release 2 (both replayed {len(q['replay_pairs'])} times, alternately, "
-          f"from the saved database before each) | {q['replay_median']:.2f} of the medians ({q['replay_min']:.2f} of "
+          f"from the saved database before each) | {q['replay_median']:.3f} of the medians ({q['replay_min']:.3f} of "
           f"the minima; pairs: {', '.join(f'{x:.2f}' for x in q['replay_pairs'])}). In the protocol runs themselves: "
           f"{q['median']:.2f} of the medians, within each run {', '.join(f'{x:.2f}' for x in q['per_run'])}. Source "
           f"grew {rel[-1]['rows'] / rel[1]['rows']:.2f}x; each over its own ORDER BY: "
