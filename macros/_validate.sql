@@ -14,3 +14,20 @@ CREATE OR REPLACE MACRO sqlanon__require_cols(tbl, cols) AS
                                    list_filter(cols, lambda c: NOT list_contains(tc, c))[1], tbl, array_to_string(tc, ', '))) END
      FROM (SELECT list(name) AS tc FROM pragma_table_info(tbl::VARCHAR)));
 COMMENT ON MACRO sqlanon__require_cols IS 'Internal: 1 if every name in cols is a column of tbl, else error naming the missing one.';
+
+-- A QI list (must name at least one column) plus the other columns a macro reads
+-- (SA, group column): 1 if all are columns of tbl, else the error of
+-- sqlanon__require_cols (an empty or NULL QI list is reported as empty even when
+-- extra columns are given).
+CREATE OR REPLACE MACRO sqlanon__require_qi(tbl, qi, extra) AS
+    sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL ELSE list_concat(qi, extra) END);
+COMMENT ON MACRO sqlanon__require_qi IS 'Internal: 1 if the non-empty QI list qi and the names in extra are columns of tbl, else sqlanon__require_cols''s error.';
+
+-- The rows of tbl with one more column, sqlanon__nil (NULL, last). A macro that
+-- picks one named column with COLUMNS(lambda c: c = name) binds even when the name
+-- is unknown if it writes coalesce(*COLUMNS(lambda c: c = name OR c = 'sqlanon__nil'))
+-- over these rows (coalesce(col, NULL) is col): its check on the result, not
+-- DuckDB's binder ("Star expression ... resulted in an empty set of columns"),
+-- then reports the unknown name.
+CREATE OR REPLACE MACRO sqlanon__padded(tbl) AS TABLE
+    SELECT *, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR);

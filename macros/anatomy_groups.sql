@@ -10,12 +10,11 @@
 -- Order inside a bucket is hash(id, seed): same input + seed = same groups.
 -- Used by the naive publisher (sqlanon/naive.py); docs/audit.md.
 CREATE OR REPLACE MACRO sqlanon_anatomy_groups(tbl, id_col, sa_col, l, seed := 0) AS TABLE
-    -- (sqlanon__nil, last, keeps COLUMNS non-empty for an unknown id_col or sa_col,
-    -- so chk reports it, not the binder: coalesce(col, NULL) is col)
+    -- (sqlanon__padded: chk, not the binder, reports an unknown id_col or sa_col)
     WITH src AS (
         SELECT coalesce(*COLUMNS(lambda c: c = id_col OR c = 'sqlanon__nil')) AS id,
                coalesce(*COLUMNS(lambda c: c = sa_col OR c = 'sqlanon__nil'))::VARCHAR AS sa
-        FROM (SELECT *, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
+        FROM sqlanon__padded(tbl)
     ),
     chk AS (
         SELECT CASE WHEN sqlanon__require_cols(tbl, [id_col, sa_col]) <> 1 THEN NULL

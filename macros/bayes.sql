@@ -5,12 +5,11 @@
 CREATE OR REPLACE MACRO sqlanon_bayes_posterior(release, sa, knowledge) AS TABLE
     WITH chk AS (SELECT sqlanon__require_cols(release, [sa]) AS sqlanon__ok,
                         sqlanon__require_cols(knowledge, ['s', 'f_q', 'f_qstar']) AS sqlanon__ok2),
-    -- (sqlanon__nil, last, keeps COLUMNS non-empty for an unknown sa, so chk
-    -- reports it, not the binder: coalesce(col, NULL) is col)
+    -- (sqlanon__padded: chk, not the binder, reports an unknown sa)
     cnt AS (
         SELECT coalesce(*COLUMNS(lambda c: c = sa OR c = 'sqlanon__nil'))::VARCHAR AS sqlanon__s,
                count(*) AS sqlanon__n
-        FROM (SELECT *, NULL AS sqlanon__nil FROM query_table(release::VARCHAR)) GROUP BY ALL
+        FROM sqlanon__padded(release) GROUP BY ALL
     ),
     w AS (
         SELECT k.s, k.f_q / sum(k.f_q) OVER () AS prior,

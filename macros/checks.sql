@@ -28,7 +28,7 @@ CREATE OR REPLACE MACRO sqlanon_profile(tbl, qi, sa) AS TABLE
                max(sqlanon__mx / sqlanon__t) AS alpha
         FROM g
     )
-    SELECT r.* FROM r, (SELECT sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL ELSE list_append(qi, sa) END) AS sqlanon__ok) chk
+    SELECT r.* FROM r, (SELECT sqlanon__require_qi(tbl, qi, [sa]) AS sqlanon__ok) chk
     WHERE chk.sqlanon__ok = 1;
 COMMENT ON MACRO TABLE sqlanon_profile IS 'One-scan check profile. Args: tbl, qi list, sa. Returns k, groups, rows, distinct_l, entropy_l, alpha.';
 
@@ -66,7 +66,7 @@ COMMENT ON MACRO TABLE sqlanon_l_diversity IS 'l-diversity. Args: tbl, qi list, 
 
 -- Per-group SA statistics; a group violates distinct l-diversity when distinct_values < l.
 CREATE OR REPLACE MACRO sqlanon_l_diversity_violations(tbl, qi, sa, l) AS TABLE
-    WITH chk AS (SELECT sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL ELSE list_append(qi, sa) END) AS sqlanon__ok),
+    WITH chk AS (SELECT sqlanon__require_qi(tbl, qi, [sa]) AS sqlanon__ok),
     gs AS (
         SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__ok'), count(*)::BIGINT AS sqlanon__n
         FROM query_table(tbl::VARCHAR), chk GROUP BY ALL
@@ -101,7 +101,7 @@ CREATE OR REPLACE MACRO sqlanon_recursive_cl(tbl, qi, sa, l) AS TABLE
         FROM g
     )
     SELECT r.* FROM r,
-        (SELECT sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL ELSE list_append(qi, sa) END) AS sqlanon__ok,
+        (SELECT sqlanon__require_qi(tbl, qi, [sa]) AS sqlanon__ok,
                 CASE WHEN l IS NULL OR l < 1 OR l <> floor(l) THEN error('sqlanon_recursive_cl: l must be an integer >= 1, got ' || coalesce(l::VARCHAR, 'NULL')) ELSE 1 END AS sqlanon__okl) chk
     WHERE chk.sqlanon__ok = 1 AND chk.sqlanon__okl = 1;
 COMMENT ON MACRO TABLE sqlanon_recursive_cl IS 'Recursive (c,l)-diversity (ARX). Args: tbl, qi list, sa, l. Returns c_required: the table satisfies it for every c > c_required; NULL if a group has fewer than l SA values.';
@@ -121,7 +121,7 @@ COMMENT ON MACRO TABLE sqlanon_m_eligibility IS 'm-eligibility. Args: tbl, sa, m
 
 -- m-uniqueness (Xiao & Tao): every QI group has >= m rows and no SA value repeats inside a group.
 CREATE OR REPLACE MACRO sqlanon_m_uniqueness(tbl, qi, sa, m) AS TABLE
-    WITH chk AS (SELECT sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL ELSE list_append(qi, sa) END) AS sqlanon__ok,
+    WITH chk AS (SELECT sqlanon__require_qi(tbl, qi, [sa]) AS sqlanon__ok,
                         CASE WHEN m IS NULL OR m < 2 OR m <> floor(m) THEN error('sqlanon_m_uniqueness: m must be an integer >= 2, got ' || coalesce(m::VARCHAR, 'NULL')) END AS sqlanon__okm),
     gs AS (
         SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__ok' OR c = 'sqlanon__okm'), count(*)::BIGINT AS sqlanon__n

@@ -13,11 +13,10 @@
 -- (sqlanon.eligibility.targets). Rows with a NULL SA are an error.
 -- Internal: one row per (SA value) with the chosen cap and fill parameters.
 CREATE OR REPLACE MACRO sqlanon__eligibility_plan(tbl, sa, m, method) AS TABLE
-    -- (sqlanon__nil, last, keeps COLUMNS non-empty for an unknown sa, so chk
-    -- reports it, not the binder: coalesce(col, NULL) is col)
+    -- (sqlanon__padded: chk, not the binder, reports an unknown sa)
     WITH src AS (
         SELECT coalesce(*COLUMNS(lambda c: c = sa OR c = 'sqlanon__nil')) AS sa_value
-        FROM (SELECT *, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
+        FROM sqlanon__padded(tbl)
     ),
     cnt AS (SELECT sa_value, count(*)::BIGINT AS c FROM src GROUP BY ALL),
     stats AS (

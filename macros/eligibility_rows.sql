@@ -11,13 +11,12 @@
 -- values and same SA) go first -- deleting a row whose twin stays loses the least
 -- information -- and the seeded hash breaks ties. Without qi: seeded random.
 CREATE OR REPLACE MACRO sqlanon_eligibility_deletions(tbl, id_col, sa, plan, seed := 0, qi := []::VARCHAR[]) AS TABLE
-    -- the constant column sqlanon__nil (last) keeps every COLUMNS(...) non-empty when
-    -- a name is unknown, so the check below reports it instead of DuckDB's binder
+    -- (sqlanon__padded: the check below, not the binder, reports an unknown name)
     WITH src AS (
         SELECT coalesce(*COLUMNS(lambda c: c = id_col OR c = 'sqlanon__nil')) AS id,
                coalesce(*COLUMNS(lambda c: c = sa OR c = 'sqlanon__nil')) AS sa_value,
                hash(*COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__nil')) AS qkey
-        FROM (SELECT *, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
+        FROM sqlanon__padded(tbl)
     ),
     need AS (SELECT sa_value AS need_sa, delta FROM query_table(plan::VARCHAR) WHERE delta < 0),
     twins AS (

@@ -7,13 +7,13 @@
 CREATE OR REPLACE MACRO sqlanon_kl_divergence(tbl, qi, sa, group_col) AS TABLE
     WITH vc AS (
         -- (the constant sqlanon__c, part of every QI tuple, keeps COLUMNS from
-        -- matching nothing when no QI name is a column: the validation on the
-        -- result below, not the binder, reports it; sqlanon__nil, last, does the
-        -- same for an unknown sa or group_col: coalesce(col, NULL) is col)
+        -- matching nothing when no QI name is a column, so the validation on the
+        -- result below, not the binder, reports it; sqlanon__padded does the same
+        -- for an unknown sa or group_col)
         SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c')::VARCHAR,
                coalesce(*COLUMNS(lambda c: c = sa OR c = 'sqlanon__nil'))::VARCHAR AS __s,
                coalesce(*COLUMNS(lambda c: c = group_col OR c = 'sqlanon__nil'))::VARCHAR AS __g
-        FROM (SELECT *, NULL::VARCHAR AS sqlanon__c, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
+        FROM (SELECT *, NULL::VARCHAR AS sqlanon__c FROM sqlanon__padded(tbl))
     ),
     src AS (
         SELECT list_value(*COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c')) AS q, __s AS s, __g AS g FROM vc
@@ -31,6 +31,5 @@ CREATE OR REPLACE MACRO sqlanon_kl_divergence(tbl, qi, sa, group_col) AS TABLE
     )
     SELECT coalesce(sum(p.p * ln(p.p / pstar.ps)), 0.0) AS kl_divergence
     FROM p JOIN pstar ON p.q IS NOT DISTINCT FROM pstar.q AND p.s IS NOT DISTINCT FROM pstar.s
-    WHERE (SELECT sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL
-                                                  ELSE list_concat(qi, [sa, group_col]) END)) = 1;
+    WHERE (SELECT sqlanon__require_qi(tbl, qi, [sa, group_col])) = 1;
 COMMENT ON MACRO TABLE sqlanon_kl_divergence IS 'KL-divergence (seed 003 eq. 7, natural log) between the original (QI, SA) distribution and Anatomy''s group-wise reconstruction. Args: tbl, qi list, sa, group_col. Returns kl_divergence.';

@@ -12,11 +12,11 @@ CREATE OR REPLACE MACRO sqlanon_ncp(tbl, qi, group_col) AS TABLE
     WITH src AS (
         -- (the constant sqlanon__c keeps COLUMNS from matching nothing when no QI
         -- name is a column, so the validation on the result below, not the binder,
-        -- reports it; the penalties are summed over the QI names only; sqlanon__nil,
-        -- last, does the same for an unknown group_col: coalesce(col, NULL) is col)
+        -- reports it; the penalties are summed over the QI names only;
+        -- sqlanon__padded does the same for an unknown group_col)
         SELECT coalesce(*COLUMNS(lambda c: c = group_col OR c = 'sqlanon__nil')) AS __g,
                COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c')::VARCHAR
-        FROM (SELECT *, NULL::VARCHAR AS sqlanon__c, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
+        FROM (SELECT *, NULL::VARCHAR AS sqlanon__c FROM sqlanon__padded(tbl))
     ),
     n AS (SELECT count(*)::DOUBLE AS n FROM src),
     long AS (UNPIVOT src ON COLUMNS(* EXCLUDE __g) INTO NAME col VALUE v),
@@ -56,6 +56,5 @@ CREATE OR REPLACE MACRO sqlanon_ncp(tbl, qi, group_col) AS TABLE
     SELECT coalesce(100.0 * sum(pen) / nullif(any_value(n.n) * len(qi), 0), 0.0) AS ncp,
            map_from_entries(list({'key': col, 'value': coalesce(100.0 * pen / nullif(n.n, 0), 0.0)} ORDER BY col)) AS per_column
     FROM per, n
-    WHERE (SELECT sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL
-                                                  ELSE list_append(qi, group_col) END)) = 1;
+    WHERE (SELECT sqlanon__require_qi(tbl, qi, [group_col])) = 1;
 COMMENT ON MACRO TABLE sqlanon_ncp IS 'NCP (seed 003 eq. 4-6) of a grouped table generalized to each group''s extent: ncp in % of rows x QIs, per_column MAP in %. Args: tbl, qi list, group_col.';

@@ -9,7 +9,7 @@
 -- Internal: the chosen predicate values, one row per (query, column, value).
 CREATE OR REPLACE MACRO sqlanon__query_error_predicates(tbl, qi, sa, n_queries, selectivity, seed) AS TABLE
     WITH chk AS (
-        SELECT CASE WHEN sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL ELSE list_append(qi, sa) END) <> 1
+        SELECT CASE WHEN sqlanon__require_qi(tbl, qi, [sa]) <> 1
                         THEN NULL
                     WHEN n_queries IS NULL OR n_queries < 1 THEN error('sqlanon_query_error: n_queries must be an integer >= 1')
                     WHEN selectivity IS NULL OR selectivity <= 0 OR selectivity > 1
@@ -38,13 +38,13 @@ COMMENT ON MACRO TABLE sqlanon__query_error_predicates IS 'Internal to sqlanon_q
 -- Returns query_error (mean, NULL if no query selects a row), queries (used), skipped (count 0).
 CREATE OR REPLACE MACRO sqlanon_query_error(tbl, qi, sa, group_col, n_queries, selectivity, seed) AS TABLE
     WITH pred AS (SELECT * FROM sqlanon__query_error_predicates(tbl, qi, sa, n_queries, selectivity, seed)),
-    -- (sqlanon__nil, last, keeps COLUMNS non-empty for an unknown group_col, so the
-    -- check on the result reports it, not the binder: coalesce(col, NULL) is col)
+    -- (sqlanon__padded: the check on the result, not the binder, reports an unknown
+    -- group_col)
     vc AS (
         SELECT row_number() OVER () AS __rid,
                coalesce(*COLUMNS(lambda c: c = group_col OR c = 'sqlanon__nil'))::VARCHAR AS __g,
                COLUMNS(lambda c: list_contains(qi, c) OR c = sa)::VARCHAR
-        FROM (SELECT *, NULL AS sqlanon__nil FROM query_table(tbl::VARCHAR))
+        FROM sqlanon__padded(tbl)
     ),
     long AS (UNPIVOT vc ON COLUMNS(* EXCLUDE (__rid, __g)) INTO NAME col VALUE v),
     hits AS (

@@ -3,7 +3,7 @@
 -- Ordered distance (numeric / ordinal, values ordered ascending, NULL last as its own value):
 --   EMD = 1/(m-1) * sum_{i=1}^{m-1} |sum_{j<=i} (p_j - q_j)|, m = distinct SA values in the table (0 if m = 1).
 CREATE OR REPLACE MACRO sqlanon_t_closeness(tbl, qi, sa, ordered) AS TABLE
-    WITH chk AS (SELECT sqlanon__require_cols(tbl, CASE WHEN qi IS NULL OR len(qi) = 0 THEN NULL ELSE list_append(qi, sa) END) AS sqlanon__ok),
+    WITH chk AS (SELECT sqlanon__require_qi(tbl, qi, [sa]) AS sqlanon__ok),
     gs AS (
         SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__ok'), count(*)::BIGINT AS sqlanon__n
         FROM query_table(tbl::VARCHAR), chk GROUP BY ALL
