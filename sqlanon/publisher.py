@@ -60,8 +60,7 @@ MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign
 ROWID_SORT_MIN_ROWS = 1_000_000
 _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
             "UHUGEINT")
-_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
-            "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL")
+_NUMERIC = _INTEGER + ("FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
           "hist", "pairs", "fill", "span", "dropped", "srt", "vstart", "doms")
 _TEMP_VIEWS = ("rel",)  # dropped before the tables they read
@@ -330,26 +329,18 @@ class Publisher:
             "qi": [quote(c) for c in self.qi],
             "qi_info": [(quote(c), _is_numeric(cols[c])) for c in self.qi],
             "mask_qi": [],  # set by _domains
-
             "generalized": self.output == "generalized",
             **dict(self.spec.context),
         }
 
     def _domains(self, ctx: dict) -> None:
-        """Step 9 records a group's values of a non-numeric QI as a bit mask over the
-        list of the release's values when that QI has at most MAX_MASK_VALUES values
-        (the list is in text order, so a mask decodes to the generalized form's
-        sorted value set): the lists go to a temp table, ctx["mask_qi"] gets the
-        1-based QI positions."""
-        T = ctx["T"]
-        cat = [(k, c) for k, (c, numeric) in enumerate(ctx["qi_info"], 1) if not numeric]
-        if not cat:
-            return
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['doms']} AS SELECT " + ", ".join(
-            f"(SELECT list(v ORDER BY v::VARCHAR) FROM (SELECT DISTINCT {c} AS v FROM {T['snap']} "
-            f"WHERE {c} IS NOT NULL)) AS d{k}" for k, c in cat))
-        lens = self._q(f"SELECT {', '.join(f'coalesce(len(d{k}), 0)' for k, _ in cat)} FROM {T['doms']}")[0]
-        ctx["mask_qi"] = [k for (k, _), n in zip(cat, lens) if n <= MAX_MASK_VALUES]
+        """Step 9 records a group's values of a non-numeric QI as a bit mask over
+        step 6b's list of its values when the list holds at most MAX_MASK_VALUES
+        values: ctx["mask_qi"] gets those QI's 1-based positions."""
+        cat = [k for k, (_, numeric) in enumerate(ctx["qi_info"], 1) if not numeric]
+        if cat:
+            lens = self._q(f"SELECT {', '.join(f'coalesce(len(d{k}), 0)' for k in cat)} FROM {ctx['T']['doms']}")[0]
+            ctx["mask_qi"] = [k for k, n in zip(cat, lens) if n <= MAX_MASK_VALUES]
 
     def _plan(self, ctx: dict, cols: dict[str, str], params: dict) -> None:
         """Eligibility plan of the pool: Python sees one count per SA value."""
@@ -427,7 +418,7 @@ class Publisher:
                     self._plan(ctx, cols, params)
                     prof.mark("eligibility plan (Python, SA counts)")
                     self._domains(ctx)
-                    prof.mark("QI value lists for step 9")
+                    prof.mark("QI value list lengths (step 6b)")
                 for i, stmt in enumerate(templates.render(self.env, name, ctx), 1):
                     try:
                         res = self.con.execute(stmt, templates.params_for(stmt, params))
