@@ -320,14 +320,20 @@ def test_release_restores_preserve_insertion_order():
     assert con.execute("SELECT current_setting('preserve_insertion_order')").fetchall() == [(False,)]
 
 
-def ref_ncp(con, project, r, qi, numeric):
-    """NCP from the published QI table alone (its rows are the release's rows,
-    counterfeits with their group's QI): numeric QI (max - min) / domain range,
-    other QI #values / #domain values (0 for one value), % of rows x QI."""
+def _qit_groups(con, project, r, qi):
+    """The published QI table's rows (group_id, QI...) and its QI tuples by group."""
     rows = con.execute(f"SELECT group_id, {', '.join(qi)} FROM sqlanon_published_qit(?, ?)", [project, r]).fetchall()
     groups = {}
     for row in rows:
         groups.setdefault(row[0], []).append(row[1:])
+    return rows, groups
+
+
+def ref_ncp(con, project, r, qi, numeric):
+    """NCP from the published QI table alone (its rows are the release's rows,
+    counterfeits with their group's QI): numeric QI (max - min) / domain range,
+    other QI #values / #domain values (0 for one value), % of rows x QI."""
+    rows, groups = _qit_groups(con, project, r, qi)
     cols = list(zip(*[row[1:] for row in rows]))
     total = 0.0
     for members in groups.values():
@@ -349,10 +355,7 @@ def ref_generalized(con, project, r, qi, numeric):
     QI as 'min-max' (or the value), another QI as its value or '{a,b,...}' (the
     distinct non-NULL values sorted as text); NULLs ignored; rows of the QI
     table's order (the same row order as the published table)."""
-    rows = con.execute(f"SELECT group_id, {', '.join(qi)} FROM sqlanon_published_qit(?, ?)", [project, r]).fetchall()
-    groups = {}
-    for row in rows:
-        groups.setdefault(row[0], []).append(row[1:])
+    rows, groups = _qit_groups(con, project, r, qi)
     gen = {}
     for g, members in groups.items():
         out = []
