@@ -30,6 +30,17 @@ from .errors import SqlanonError
 from .ident import check_project, quote, require_m, table_columns
 
 OUTPUTS = ("anatomy", "generalized")
+# Eligibility of the new rows (docs/threat_model.md, "Absence"): the method a
+# release plan uses. Whatever a release holds back must not disclose values by
+# its absence: the held set must be empty or m-eligible, and holding back an
+# m-eligible set never lowers the counterfeits needed (max(0, m c_max - n) does
+# not fall when c_max falls by at most |D|/m and n by |D|), so the minimal
+# modifications under that rule are additions only: 'optimal' is Algorithm 1's
+# counterfeit target. 'optimal-unsafe' is seed 000's minimum of additions plus
+# deletions, whose deletions are all of over-represented values; the release
+# gate then reports the persons that absence exposes instead of refusing.
+ELIGIBILITY = {"optimal": "counterfeit", "counterfeit": "counterfeit", "random": "random",
+               "optimal-unsafe": "optimal"}
 
 
 @dataclass(frozen=True)
@@ -46,11 +57,12 @@ class Model:
     plan_before: str | None = None
     signatures: bool = False
     outputs: tuple = OUTPUTS
+    gated: bool = True  # the release gate (sql/_gate/) checks every release before COMMIT
 
 
 MODELS = {
     "m-invariance": Model("m_invariance", "m", plan_before="07_", signatures=True),
-    "anatomy": Model("anatomy", "l", context=(("dynamic", False),), outputs=("anatomy",)),
+    "anatomy": Model("anatomy", "l", context=(("dynamic", False),), outputs=("anatomy",), gated=False),
     "dynamic-anatomy": Model("anatomy", "l", context=(("dynamic", True),), outputs=("anatomy",)),
 }
 MAX_SA_VALUES = 128
@@ -62,7 +74,8 @@ _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "
             "UHUGEINT")
 _NUMERIC = _INTEGER + ("FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
-          "hist", "pairs", "fill", "span", "dropped", "srt", "vstart", "doms")
+          "hist", "pairs", "fill", "span", "dropped", "srt", "vstart", "doms",
+          "gpres", "gpub", "gcand", "gnew")
 _TEMP_VIEWS = ("rel",)  # dropped before the tables they read
 
 
@@ -90,9 +103,12 @@ class ReleaseResult:
     seconds: float
     suppressed: int = 0
     dl: int | None = None
+    exposed: int = 0  # persons the release gate found narrowed below m (only 'optimal-unsafe' commits any)
 
     def line(self) -> str:
         extra = "" if self.dl is None else f"{self.suppressed:>4} suppressed, DL {self.dl} | "
+        if self.exposed:
+            extra += f"EXPOSED {self.exposed} (unsafe eligibility) | "
         return (f"release {self.release:>3}: {self.published - self.counterfeits:>6} rows in {self.groups:>5} groups, "
                 f"{self.counterfeits:>4} counterfeits, {self.held:>4} held | survivors {self.survivors}, "
                 f"new {self.new}, deleted {self.deleted}, reinserted {self.reinserted}, updated {self.updated} | "
@@ -165,9 +181,9 @@ class Publisher:
             raise SqlanonError(f"model {model!r} needs the privacy parameter m (e.g. m=3)")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise SqlanonError(f"seed must be a non-negative integer, got {seed!r}")
-        if eligibility not in ("optimal", "counterfeit", "random"):
+        if eligibility not in ELIGIBILITY:
             raise SqlanonError(f"eligibility method {eligibility!r} is not usable here; use 'optimal' (default), "
-                               "'counterfeit' or 'random' (the baseline of seed 000)")
+                               "'counterfeit', 'random' (the baseline of seed 000) or 'optimal-unsafe'")
         self.model, self.output, self.seed, self.eligibility = model, output, seed, eligibility
         self.m = require_m(m, name=self.spec.parameter)  # m, or l for the anatomy models
         if not self.qi:
@@ -185,7 +201,7 @@ class Publisher:
         self.tables = {
             "qit": p + "_qit", "st": p + "_st", "pub": p + "_published", "mem": p + "_membership",
             "groups": p + "__groups", "ledger": p + "__ledger", "rows": p + "__rows",
-            "entries": p + "__entries",
+            "entries": p + "__entries", "chains": p + "__chains", "held": p + "__held",
         }
 
     @classmethod
@@ -311,13 +327,16 @@ class Publisher:
             self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['pub']} (release INTEGER, group_id BIGINT, {gen}, {sa_def})")
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['groups']} (group_id BIGINT, signature {cols[self.sa]}[], "
                          "first_release INTEGER)")
+        # the release gate's private state (sql/_gate/gate.sql.j2, docs/threat_model.md)
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['chains']} (id {cols[self.id]}, chain {cols[self.sa]}[][])")
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['held']} (release INTEGER, id {cols[self.id]}, {sa_def})")
         self.con.execute(
             f"CREATE TABLE IF NOT EXISTS {T['ledger']} (release INTEGER, made_at TIMESTAMP, params VARCHAR, "
             "source_schema VARCHAR, fingerprint UBIGINT, published BIGINT, groups BIGINT, counterfeits BIGINT, "
             "survivors BIGINT, new BIGINT, deleted BIGINT, reinserted BIGINT, updated BIGINT, held BIGINT, "
             "ncp DOUBLE, seconds DOUBLE, suppressed BIGINT, dl BIGINT)")
-        # ledgers made before the anatomy models lack the last two columns
-        for c in ("suppressed", "dl"):
+        # ledgers made before the anatomy models and the release gate lack the last columns
+        for c in ("suppressed", "dl", "exposed"):
             self.con.execute(f"ALTER TABLE {T['ledger']} ADD COLUMN IF NOT EXISTS {c} BIGINT")
 
     # ----------------------------------------------------------------- release
@@ -373,15 +392,44 @@ class Publisher:
             # too few values among the new rows: counterfeits of other values the
             # project knows make up the m values
             extra = absent[: self.m - len(values)]
-            target = eligibility.targets(c + [1] * len(extra), self.m, self.eligibility)
+            target = eligibility.targets(c + [1] * len(extra), self.m, ELIGIBILITY[self.eligibility])
             rows = [(v, t - n) for v, n, t in zip(values, c, target[: len(c)])]
             rows += [(v, t) for v, t in zip(extra, target[len(c):])]
         else:
-            target = eligibility.targets(c, self.m, self.eligibility)
+            target = eligibility.targets(c, self.m, ELIGIBILITY[self.eligibility])
             rows = [(v, t - n) for v, n, t in zip(values, c, target)]
         rows = [r for r in rows if r[1] != 0]
         if rows:
             self.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
+
+    def _run(self, name: str, ctx: dict, params: dict) -> tuple | None:
+        """Run template ``name``; the first row of its last statement."""
+        res = None
+        for stmt in templates.render(self.env, name, ctx):
+            try:
+                res = self.con.execute(stmt, templates.params_for(stmt, params))
+            except duckdb.Error as exc:
+                raise SqlanonError(f"release {params['release']} of project {self.project!r} failed in template "
+                                   f"{name}: {exc}; nothing was written") from exc
+        rows = res.fetchall() if res is not None else []
+        return rows[0] if rows else None
+
+    def _gate(self, ctx: dict, params: dict) -> int:
+        """The release gate (docs/threat_model.md): the release, with every earlier
+        one, against the adversary of SPEC §6b; refuses the release when any
+        person's candidate SA set falls to 1..m-1 values."""
+        exposed, disclosed, held, held_values = self._run("_gate/gate.sql.j2", ctx, params)
+        if exposed and self.eligibility == "optimal-unsafe":
+            return int(exposed)
+        if exposed:
+            k = self.spec.parameter
+            raise SqlanonError(
+                f"release {params['release']} of project {self.project!r} refused by the release gate: "
+                f"{exposed} persons would be narrowed to fewer than {k} = {self.m} SA values by an adversary "
+                f"holding every release (linking by QI, reading absence), {disclosed} of them to one value; "
+                f"nothing was written. Lower {k}, or release after more of the source has changed "
+                "(docs/threat_model.md)")
+        return 0
 
     def release(self) -> ReleaseResult:
         """Make the next release in one transaction; on any error nothing is written."""
@@ -433,13 +481,16 @@ class Publisher:
                 if pause and step.startswith(pause):
                     print("SQLANON_PAUSED", flush=True)
                     time.sleep(3600)
+            exposed = self._gate(ctx, params) if self.spec.gated else 0
+            prof.mark("release gate")
             fp = self._fingerprint
             seconds = time.perf_counter() - t0
             extra = {"suppressed": int(stats[10]), "dl": int(stats[11])} if len(stats) > 10 else {}
-            result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra)
+            result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra,
+                                   exposed=exposed)
             d = asdict(result)
             keys = ("published", "groups", "counterfeits", "survivors", "new", "deleted", "reinserted", "updated",
-                    "held", "ncp", "seconds", "suppressed", "dl")
+                    "held", "ncp", "seconds", "suppressed", "dl", "exposed")
             self.con.execute(
                 f"INSERT INTO {ctx['T']['ledger']} (release, made_at, params, source_schema, fingerprint, "
                 f"{', '.join(keys)}) VALUES (?, now()::TIMESTAMP, ?, ?, ?, {', '.join('?' for _ in keys)})",

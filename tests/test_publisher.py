@@ -39,8 +39,8 @@ def check_history(con, project, m, releases):
         sigs[r] = {}
         for pid, g, fake, v in mem:
             assert v in groups[g]
-            assert fake == (pid is None)
-            if pid is not None:
+            assert fake or pid is not None  # a counterfeit with an id is a ghost (docs/threat_model.md)
+            if not fake:
                 assert pid not in sigs[r]
                 sigs[r][pid] = (frozenset(groups[g]), v)
     persons = {p for r in sigs for p in sigs[r]}

@@ -1,0 +1,139 @@
+"""A slow, obvious reference adversary (SPEC §6b), in pure Python.
+
+It reads only what is published (the QI table and sensitive table, or the
+generalized table) plus what SPEC §6b says it knows: every target's exact QI
+and whether the target is in the source at each release (``sources``). From
+the publisher's side it takes one more fact that defines "the values the
+algorithm holds back that time": the true SA values of the persons who are in
+the source but not published (read from the private membership).
+
+For every person and every release r in which it is in the source:
+- candidates(r) = union of the SA values of every group whose published QI
+  matches the person's QI (exact tuple in the QI table; or every generalized
+  range/set containing it, a NULL QI value matching any box); if no group
+  matches, the values held back in r;
+- for every start release s <= r (releases where the person is absent are
+  skipped), the intersection of candidates over the person's releases in
+  [s, r]; a finding is any such intersection with 1..m-1 values.
+
+Brute force over all (person, start, release): use it on small histories.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_RANGE = re.compile(r"^(-?[^-]+)-(-?.+)$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: object
+    start: int
+    release: int
+    candidates: frozenset
+    had: bool  # the set holds a value the person really had at some release in [start, release]
+
+
+def _published(con, project: str, release: int, output: str, qi: list[str], sa: str):
+    """[(matcher, signature)] of the groups of one release."""
+    q = lambda n: '"' + n.replace('"', '""') + '"'  # noqa: E731
+    groups = []
+    if output == "generalized":
+        rows = con.execute(
+            f"SELECT group_id, {', '.join(q(c) for c in qi)}, {q(sa)} FROM {q('sqlanon_' + project + '_published')} "
+            "WHERE release = ?", [release]).fetchall()
+        by = {}
+        for row in rows:
+            g = by.setdefault(row[0], {"box": row[1:-1], "sig": set()})
+            g["sig"].add(row[-1])
+        for g in by.values():
+            groups.append((("box", g["box"]), frozenset(g["sig"])))
+    else:
+        qrows = con.execute(
+            f"SELECT group_id, {', '.join(q(c) for c in qi)} FROM {q('sqlanon_' + project + '_qit')} WHERE release = ?",
+            [release]).fetchall()
+        srows = con.execute(
+            f"SELECT group_id, {q(sa)} FROM {q('sqlanon_' + project + '_st')} WHERE release = ? AND count > 0",
+            [release]).fetchall()
+        tuples, sigs = {}, {}
+        for g, *t in qrows:
+            tuples.setdefault(g, set()).add(tuple(t))
+        for g, v in srows:
+            sigs.setdefault(g, set()).add(v)
+        for g, ts in tuples.items():
+            groups.append((("exact", frozenset(ts)), frozenset(sigs.get(g, ()))))
+    return groups
+
+
+def _parse_box(box, numeric):
+    """Published cells -> per QI None (only NULLs), (lo, hi) or a set of strings."""
+    out = []
+    for cell, num in zip(box, numeric):
+        if cell is None:
+            out.append(None)
+        elif num:
+            m = _RANGE.match(cell)
+            lo, hi = (m.group(1), m.group(2)) if m else (cell, cell)
+            out.append((float(lo), float(hi)))
+        else:
+            out.append(set(cell[1:-1].split(",")) if cell.startswith("{") and cell.endswith("}") else {cell})
+    return out
+
+
+def _box_holds(box, qi_values, numeric) -> bool:
+    """A NULL QI value of the target is consistent with any box (boxes ignore NULLs)."""
+    for cell, x, num in zip(box, qi_values, numeric):
+        if x is None:
+            continue
+        if cell is None:
+            return False
+        if num:
+            if not cell[0] <= float(x) <= cell[1]:
+                return False
+        elif str(x) not in cell:
+            return False
+    return True
+
+
+def attack(con, project: str, sources: list[dict], *, qi: list[str], sa: str, m: int,
+           output: str = "anatomy", numeric: list[bool] | None = None) -> list[Finding]:
+    """``sources[r - 1]`` = {id: (qi tuple, true sa)} of the source at release r."""
+    numeric = numeric or [False] * len(qi)
+    q = lambda n: '"' + n.replace('"', '""') + '"'  # noqa: E731
+    cands: dict = {}  # (id, r) -> frozenset
+    for r, src in enumerate(sources, 1):
+        groups = [((kind, _parse_box(key, numeric) if kind == "box" else key), sig)
+                  for (kind, key), sig in _published(con, project, r, output, qi, sa)]
+        published = {row[0] for row in con.execute(
+            f"SELECT id FROM {q('sqlanon_' + project + '_membership')} WHERE release = ? AND NOT is_counterfeit",
+            [r]).fetchall()}
+        held = frozenset(v for pid, (_, v) in src.items() if pid not in published)
+        by_tuple: dict = {}  # the candidates depend on the QI tuple only
+        for pid, (t, _) in src.items():
+            if t not in by_tuple:
+                c = set()
+                matched = False
+                for (kind, key), sig in groups:
+                    hit = t in key if kind == "exact" else _box_holds(key, t, numeric)
+                    if hit:
+                        matched = True
+                        c |= sig
+                by_tuple[t] = frozenset(c) if matched else None
+            cands[pid, r] = held if by_tuple[t] is None else by_tuple[t]
+    findings = []
+    ids = {pid for src in sources for pid in src}
+    for pid in ids:
+        present = [r for r, src in enumerate(sources, 1) if pid in src]
+        for i, r in enumerate(present):
+            for s in present[: i + 1]:
+                inter = None
+                had = set()
+                for t in present:
+                    if s <= t <= r:
+                        inter = cands[pid, t] if inter is None else inter & cands[pid, t]
+                        had.add(sources[t - 1][pid][1])
+                if inter and len(inter) < m:
+                    findings.append(Finding(pid, s, r, inter, bool(inter & had)))
+    return findings
