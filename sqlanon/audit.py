@@ -33,7 +33,8 @@ import pandas as pd
 from .errors import SqlanonError
 from .ident import check_project, quote, require_m
 
-FINDING_COLUMNS = ["check", "kind", "id", "releases", "groups", "targets", "values", "disclosed", "n_disclosed"]
+FINDING_COLUMNS = ["check", "kind", "id", "releases", "groups", "targets", "values", "disclosed", "n_disclosed",
+                   "real"]
 
 #: check name -> the macro that implements it
 CHECKS = {
@@ -49,25 +50,110 @@ _FINDINGS_SQL = {
     "intersection": """
         SELECT 'intersection' AS "check", CASE WHEN disclosed THEN 'disclosed' ELSE 'narrowed' END AS kind,
                id::VARCHAR AS id, releases, NULL::VARCHAR AS groups, NULL::VARCHAR[] AS targets,
-               candidates AS "values", disclosed, CASE WHEN disclosed THEN 1 ELSE 0 END::BIGINT AS n_disclosed
+               candidates AS "values", disclosed, CASE WHEN disclosed THEN 1 ELSE 0 END::BIGINT AS n_disclosed,
+               correct AS "real"
         FROM sqlanon__intersection_attack(?, ?)""",
     "collusion": """
         SELECT 'collusion', 'collusion', id::VARCHAR, list_sort(list_concat(releases_a, releases_b)), NULL, NULL,
-               common, false, 0
+               common, false, 0, NULL::BOOLEAN
         FROM sqlanon__collusion_violations(?, ?)""",
     "signature": """
         SELECT 'signature', violation, id::VARCHAR, list_sort(list_distinct([release_from, release_to])), NULL, NULL,
-               signature_to, false, 0
+               signature_to, false, 0, NULL::BOOLEAN
         FROM sqlanon__signature_violations(?, ?)""",
     "comparison": """
         SELECT 'comparison', attack, NULL, [release_old, release_new],
                'old ' || groups_old::VARCHAR || ' new ' || groups_new::VARCHAR, targets, inferred,
                len(inferred) = 1 AND attack <> 'SVM',
-               CASE WHEN len(inferred) = 1 AND attack <> 'SVM' THEN n_targets ELSE 0 END
+               CASE WHEN len(inferred) = 1 AND attack <> 'SVM' THEN n_targets ELSE 0 END, NULL::BOOLEAN
         FROM sqlanon__comparisons(?, ?)""",
 }
 
 _serial = itertools.count(1)
+
+#: the checks of the SPEC §6b adversary, run by _qi_linking (need the private gate state)
+LINKING_CHECKS = ("qi_linking", "absence")
+
+
+def _qi_linking(con: duckdb.DuckDBPyConnection, project: str, m: int, releases: list[int], table: str) -> str | None:
+    """The adversary of SPEC §6b (docs/threat_model.md): it knows each person's
+    QI (private ``sqlanon_P__persons``) and presence (membership, less the
+    published-but-deleted ``__gone``, plus the held-back ``__held``), links by
+    QI tuple (every group of the QI table holding it), reads absence (a present
+    person no group matches has the values held back in that release as
+    candidates) and intersects from every start release. One finding per person:
+    'qi_linking' the first release where some intersection holds 1..m-1 values,
+    'absence' the first release where its absence alone does. ``real``: the set
+    holds a value the person had. Returns why the check was skipped, or None."""
+    p = f"sqlanon_{project}"
+    need = [p + "_qit", p + "__persons", p + "__held", p + "__gone"]
+    missing = [t for t in need if not _table_exists(con, t)]
+    if missing:
+        return f"no table {missing[0]} (releases not made by sqlanon's publisher, or made before the release gate)"
+    qcols = [r[0] for r in con.execute(f"DESCRIBE {quote(p + '_qit')}").fetchall() if r[0] not in ("release", "group_id")]
+    scols = [r[0] for r in con.execute(f"DESCRIBE {quote(p + '_st')}").fetchall()
+             if r[0] not in ("release", "group_id", "count")]
+    sa = quote(scols[0])
+    T = {k: quote(v) for k, v in {"qit": p + "_qit", "st": p + "_st", "mem": p + "_membership", "persons": p + "__persons",
+                                  "held": p + "__held", "gone": p + "__gone"}.items()}
+    ch, cur = quote(table + "_ch"), quote(table + "_cur")
+    key = lambda a: "row(" + ", ".join(f"{a}.{quote(c)}" for c in qcols) + ")"  # noqa: E731
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {ch} (id VARCHAR, chain VARCHAR[][], had VARCHAR[])")
+    try:
+        for r in releases:
+            con.execute(f"""
+                CREATE OR REPLACE TEMP TABLE {cur} AS
+                WITH pub AS (
+                    SELECT id::VARCHAR AS id, {sa}::VARCHAR AS sa FROM {T['mem']}
+                    WHERE release = $r AND id IS NOT NULL AND NOT coalesce(is_counterfeit, false)
+                ), pres AS (
+                    SELECT * FROM pub WHERE id NOT IN (SELECT id::VARCHAR FROM {T['gone']} WHERE release = $r)
+                    UNION ALL
+                    SELECT id::VARCHAR, {sa}::VARCHAR FROM {T['held']} WHERE release = $r
+                ), cand AS (
+                    SELECT q.k, list_sort(list(DISTINCT s.{sa}::VARCHAR)) AS cands
+                    FROM (SELECT DISTINCT group_id, {key('x')} AS k FROM {T['qit']} AS x WHERE release = $r) AS q
+                    JOIN {T['st']} AS s ON s.release = $r AND s.group_id = q.group_id AND s.count > 0
+                    GROUP BY q.k
+                ), hv AS (
+                    SELECT list_sort(list(DISTINCT {sa}::VARCHAR)) AS v FROM {T['held']} WHERE release = $r
+                )
+                SELECT p.id, p.sa, c.cands IS NULL AS absent, coalesce(c.cands, (SELECT v FROM hv), []) AS cur
+                FROM pres AS p
+                LEFT JOIN {T['persons']} AS x ON x.id::VARCHAR = p.id
+                LEFT JOIN cand AS c ON c.k = {key('x')}""", {"r": r})
+            con.execute(f"""
+                CREATE OR REPLACE TEMP TABLE {cur} AS
+                SELECT c.id, c.absent, c.cur,
+                       list_distinct(list_append(list_transform(coalesce(h.chain, []),
+                                                                lambda x: list_sort(list_intersect(x, c.cur))), c.cur)) AS chain,
+                       list_distinct(list_append(coalesce(h.had, []), c.sa)) AS had
+                FROM {cur} AS c LEFT JOIN {ch} AS h USING (id)""")
+            con.execute(f"""
+                INSERT INTO temp.{quote(table)}
+                SELECT 'qi_linking', CASE WHEN len(v) = 1 THEN 'disclosed' ELSE 'narrowed' END, id, [$r], NULL, NULL,
+                       v, len(v) = 1, CASE WHEN len(v) = 1 THEN 1 ELSE 0 END, list_has_any(v, had)
+                FROM (SELECT id, had,
+                             CASE WHEN len(f) > 0 THEN list_reduce(f, lambda a, b: CASE WHEN len(b) < len(a) THEN b ELSE a END)
+                             END AS v
+                      FROM (SELECT id, had, list_filter(chain, lambda x: len(x) BETWEEN 1 AND $m - 1) AS f FROM {cur}))
+                WHERE v IS NOT NULL
+                  AND id NOT IN (SELECT id FROM temp.{quote(table)} WHERE "check" = 'qi_linking')
+                UNION ALL
+                SELECT 'absence', CASE WHEN len(cur) = 1 THEN 'disclosed' ELSE 'narrowed' END, id, [$r], NULL, NULL,
+                       cur, len(cur) = 1, CASE WHEN len(cur) = 1 THEN 1 ELSE 0 END, list_has_any(cur, had)
+                FROM {cur}
+                WHERE absent AND len(cur) BETWEEN 1 AND $m - 1
+                  AND id NOT IN (SELECT id FROM temp.{quote(table)} WHERE "check" = 'absence')""", {"r": r, "m": m})
+            con.execute(f"""
+                CREATE OR REPLACE TEMP TABLE {ch} AS
+                SELECT * FROM {ch} WHERE id NOT IN (SELECT id FROM {cur})
+                UNION ALL
+                SELECT id, chain, had FROM {cur}""")
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS temp.{ch}")
+        con.execute(f"DROP TABLE IF EXISTS temp.{cur}")
+    return None
 
 
 @dataclass
@@ -139,6 +225,12 @@ class AuditReport:
             f"  collusion (seed 003 Def. 1): {c['collusion']} signature pairs sharing 1..{self.m - 1} values",
             f"  m-invariance: {c['signature']} violations",
         ]
+        for name, what in (("qi_linking", "linking by QI over all releases (any start)"),
+                           ("absence", "absence (present, matching no group)")):
+            if name in self.skipped:
+                lines.append(f"  {what}: skipped - {self.skipped[name]}")
+            else:
+                lines.append(f"  {what}: {c[name]} persons narrowed below {self.m} values")
         if "comparison" in self.skipped:
             lines.append(f"  comparison attacks (seed 004): skipped - {self.skipped['comparison']}")
         else:
@@ -211,6 +303,10 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
             parts.append(_FINDINGS_SQL[name])
             params += [project, m]
         con.execute(f"CREATE TEMP TABLE {quote(table)} AS " + "\nUNION ALL\n".join(parts), params)
+        why = _qi_linking(con, project, m, releases, table)
+        if why:
+            for name in LINKING_CHECKS:
+                skipped[name] = why
         agg = con.execute(
             f'SELECT "check", kind, count(*), sum(n_disclosed) FROM temp.{quote(table)} GROUP BY ALL'
         ).fetchall()
@@ -220,7 +316,7 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
     finally:
         if temp_view is not None:
             con.execute(f"DROP VIEW IF EXISTS temp.{quote(temp_view)}")
-    counts = {c: 0 for c in CHECKS}
+    counts = {c: 0 for c in (*CHECKS, *LINKING_CHECKS)}
     kinds: dict[str, int] = {}
     n_disclosures = 0
     for check, kind, n, nd in agg:

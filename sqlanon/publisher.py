@@ -202,7 +202,8 @@ class Publisher:
         self.tables = {
             "qit": p + "_qit", "st": p + "_st", "pub": p + "_published", "mem": p + "_membership",
             "groups": p + "__groups", "ledger": p + "__ledger", "rows": p + "__rows",
-            "entries": p + "__entries", "chains": p + "__chains", "held": p + "__held", "persons": p + "__persons",
+            "entries": p + "__entries", "chains": p + "__chains", "held": p + "__held", "gone": p + "__gone",
+            "persons": p + "__persons",
         }
 
     @classmethod
@@ -332,6 +333,7 @@ class Publisher:
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['chains']} (id {cols[self.id]}, chain {cols[self.sa]}[][])")
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['held']} (release INTEGER, id {cols[self.id]}, {sa_def})")
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['persons']} (id {cols[self.id]}, {qi_defs})")
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['gone']} (release INTEGER, id {cols[self.id]})")
         self.con.execute(
             f"CREATE TABLE IF NOT EXISTS {T['ledger']} (release INTEGER, made_at TIMESTAMP, params VARCHAR, "
             "source_schema VARCHAR, fingerprint UBIGINT, published BIGINT, groups BIGINT, counterfeits BIGINT, "

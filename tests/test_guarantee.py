@@ -151,3 +151,32 @@ def test_forced_unsafe_release_is_refused_and_writes_nothing(tmp_path, db_path):
         pub.release()
     assert _md5s(con) == before
     con.close()
+
+
+@settings(max_examples=6)
+@given(seed=st.integers(0, 10**6), model=st.sampled_from(["anatomy", "m-invariance"]))
+def test_audit_flags_every_person_the_reference_narrows(seed, model):
+    """On the unsafe baseline (static Anatomy) and the unsafe eligibility option,
+    the audit's QI-linking and absence checks flag exactly the persons the
+    reference adversary narrows (both read exact QI tuples)."""
+    sources = shared_qi_history(random.Random(seed), 6)
+    sources = [{k: ((q[0] + (k % 5) * 10, q[1]), v) for k, (q, v) in s.items()} for s in sources]  # some unique QI
+    kw = {"l": 3} if model == "anatomy" else {"m": 3, "eligibility": "optimal-unsafe"}
+    con = sqlanon.connect()
+    try:
+        con.execute("CREATE OR REPLACE TABLE src (id BIGINT, age INTEGER, zip VARCHAR, disease VARCHAR)")
+        pub = Publisher(con, "p", source="src", id="id", qi=["age", "zip"], sa="disease", model=model, seed=seed, **kw)
+        for src in sources:
+            con.execute("DELETE FROM src")
+            con.executemany("INSERT INTO src VALUES (?, ?, ?, ?)",
+                            [(k, q[0], q[1], v) for k, (q, v) in sorted(src.items())])
+            pub.release()
+        report = sqlanon.audit(con, "p", 3)
+        ref = {f.id for f in attack(con, "p", sources, qi=["age", "zip"], sa="disease", m=3)}
+        f = report.findings
+        flagged = set(f[f["check"].isin(["qi_linking", "absence"])]["id"].astype(int))
+        assert flagged == ref
+        if ref:
+            assert report.verdict == "unsafe"
+    finally:
+        con.close()
