@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -185,7 +186,7 @@ class Publisher:
         self.tables = {
             "qit": p + "_qit", "st": p + "_st", "pub": p + "_published", "mem": p + "_membership",
             "groups": p + "__groups", "ledger": p + "__ledger", "rows": p + "__rows",
-            "entries": p + "__entries",
+            "entries": p + "__entries", "secret": p + "__secret",
         }
 
     @classmethod
@@ -236,15 +237,16 @@ class Publisher:
                     raise SqlanonError(f"{role} {c!r} is not a column of source table {self.source!r}; "
                                        f"its columns are: {', '.join(cols)}")
         src, i, s = self._src(), quote(self.id), quote(self.sa)
-        # one scan for all data checks and the source fingerprint of the ledger (run
-        # inside the release's transaction, so it is the source the release reads);
-        # the queries naming an offending row run only on failure
+        # one scan for all data checks and the source digest behind the ledger's
+        # fingerprint (run inside the release's transaction, so it is the source the
+        # release reads; _fingerprint keys it)
         int_id = cols[self.id].upper() in _INTEGER
-        null_id, null_sa, l, self._fingerprint, n, lo, hi = self._q(
+        null_id, null_sa, l, self._digest, n, lo, hi = self._q(
             f"SELECT count(*) FILTER (WHERE {i} IS NULL), "
             f"count(*) FILTER (WHERE {s} IS NULL), count(DISTINCT {s}), "
             f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0), count({i}), "
             + (f"min({i}), max({i})" if int_id else "NULL, NULL") + f" FROM {src}")[0]
+        self._rows = n
         # duplicate ids: integer ids in a range of at most max(64 n, 2^24) values set
         # one bit each in a bitmap (bitstring_agg; 10M ids: 0.04 s), else
         # count(DISTINCT) (10M ids: 1.0-1.5 s)
@@ -295,6 +297,17 @@ class Publisher:
                                    "drop it or choose another project name")
         return cols
 
+    def _fingerprint(self) -> int:
+        """The ledger's fingerprint of the source: the first 64 bits of
+        sha256(project secret : digest : rows), where the digest is the XOR of the
+        rows' hash(id, SA, QI). Unkeyed, the XOR of two releases' digests is
+        hash(id, old, QI) XOR hash(id, new, QI) when one person changes SA, which
+        with the id and QI gives {old, new} away; keyed by a secret that nothing
+        published reveals, two fingerprints only say whether the source changed."""
+        return int(self._q(
+            f"SELECT ('0x' || left(sha256(key || ':' || $d::VARCHAR || ':' || $n::VARCHAR), 16))::UBIGINT "
+            f"FROM {quote(self.tables['secret'])}", {"d": self._digest, "n": self._rows})[0][0])
+
     def _src(self) -> str:
         return ".".join(quote(p) for p in self.source.split(".")) if "." in self.source else quote(self.source)
 
@@ -316,6 +329,10 @@ class Publisher:
             "source_schema VARCHAR, fingerprint UBIGINT, published BIGINT, groups BIGINT, counterfeits BIGINT, "
             "survivors BIGINT, new BIGINT, deleted BIGINT, reinserted BIGINT, updated BIGINT, held BIGINT, "
             "ncp DOUBLE, seconds DOUBLE, suppressed BIGINT, dl BIGINT)")
+        # the fingerprint's key: a random secret made once per project (private)
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['secret']} (key VARCHAR)")
+        self.con.execute(f"INSERT INTO {T['secret']} SELECT $key WHERE NOT EXISTS (FROM {T['secret']})",
+                         {"key": secrets.token_hex(32)})
         # ledgers made before the anatomy models lack the last two columns
         for c in ("suppressed", "dl"):
             self.con.execute(f"ALTER TABLE {T['ledger']} ADD COLUMN IF NOT EXISTS {c} BIGINT")
@@ -433,7 +450,7 @@ class Publisher:
                 if pause and step.startswith(pause):
                     print("SQLANON_PAUSED", flush=True)
                     time.sleep(3600)
-            fp = self._fingerprint
+            fp = self._fingerprint()
             seconds = time.perf_counter() - t0
             extra = {"suppressed": int(stats[10]), "dl": int(stats[11])} if len(stats) > 10 else {}
             result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra)
