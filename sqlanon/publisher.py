@@ -186,7 +186,7 @@ class Publisher:
         self.tables = {
             "qit": p + "_qit", "st": p + "_st", "pub": p + "_published", "mem": p + "_membership",
             "groups": p + "__groups", "ledger": p + "__ledger", "rows": p + "__rows",
-            "entries": p + "__entries", "secret": p + "__secret",
+            "entries": p + "__entries", "secret": p + "__secret", "lock": p + "__lock",
         }
 
     @classmethod
@@ -195,7 +195,8 @@ class Publisher:
         ledger (``overrides`` must agree with them, else the next release fails)."""
         check_project(project)
         name = f"sqlanon_{project}__ledger"
-        if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]:
+        if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)",
+                           [name]).fetchall()[0][0]:
             raise SqlanonError(f"project {project!r} has no releases in this database; give source, id, qi, sa "
                                "and m for its first release")
         stored = json.loads(con.execute(f"SELECT params FROM {quote(name)} ORDER BY release LIMIT 1").fetchall()[0][0])
@@ -207,7 +208,9 @@ class Publisher:
         return self.con.execute(sql, params or []).fetchall()
 
     def _exists(self, table: str) -> bool:
-        return bool(self._q("SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND NOT temporary",
+        # DuckDB resolves table names case-insensitively, so projects 'ward' and
+        # 'WARD' are one project (one set of tables): look names up the same way
+        return bool(self._q("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?) AND NOT temporary",
                             [table])[0][0])
 
     def params(self) -> dict:
@@ -277,6 +280,7 @@ class Publisher:
             raise SqlanonError(f"SA column {self.sa!r} has {l} distinct values; the m-invariance pipeline supports "
                                f"at most {MAX_SA_VALUES} (signatures are bit masks); bucket the values first")
         if self._exists(self.tables["ledger"]):
+            self._check_state()
             first = self._q(f"SELECT params, source_schema FROM {quote(self.tables['ledger'])} ORDER BY release LIMIT 1")
             old_params, old_schema = json.loads(first[0][0]), json.loads(first[0][1])
             for k, v in self.params().items():
@@ -307,6 +311,67 @@ class Publisher:
         return int(self._q(
             f"SELECT ('0x' || left(sha256(key || ':' || $d::VARCHAR || ':' || $n::VARCHAR), 16))::UBIGINT "
             f"FROM {quote(self.tables['secret'])}", {"d": self._digest, "n": self._rows})[0][0])
+
+    # ---------------------------------------------------------------- locking
+    def _busy(self) -> SqlanonError:
+        return SqlanonError(f"project {self.project!r} is being released by another connection, cursor or thread "
+                            "(or was released since this release began); nothing was written - run the release "
+                            "again when the other one has finished")
+
+    def _lock(self) -> None:
+        """Take the project's lock row: one row of ``sqlanon_<P>__lock`` that every
+        release updates first thing in its transaction. DuckDB refuses a second
+        transaction's update of a row that another open or since-committed
+        transaction updated (a conflict, mapped to :meth:`_busy`), and two first
+        releases conflict on creating the table. What this misses - a release
+        committed between this one's BEGIN and its first write - is caught by
+        :meth:`_check_unchanged` before COMMIT."""
+        L = quote(self.tables["lock"])
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {L} (releases BIGINT)")
+        self.con.execute(f"INSERT INTO {L} SELECT 0 WHERE NOT EXISTS (FROM {L})")
+        self.con.execute(f"UPDATE {L} SET releases = releases + 1")
+
+    def _check_unchanged(self, r: int) -> None:
+        """Right before COMMIT: the committed ledger (read by a fresh cursor,
+        outside this transaction's snapshot) still ends before release ``r``."""
+        loc = self._q("SELECT database_name, schema_name, table_name FROM duckdb_tables() "
+                      "WHERE lower(table_name) = lower(?) AND NOT temporary", [self.tables["ledger"]])
+        cur = self.con.cursor()
+        try:
+            db, schema, name = loc[0]
+            seen = cur.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
+                               "AND table_name = ?", [db, schema, name]).fetchall()[0][0]
+            last = cur.execute(f"SELECT coalesce(max(release), 0) FROM {quote(db)}.{quote(schema)}.{quote(name)}"
+                               ).fetchall()[0][0] if seen else 0
+        finally:
+            cur.close()
+        if last >= r:
+            raise self._busy()
+
+    def _check_state(self) -> None:
+        """Before a release of an existing project: its state tables are there
+        and hold what the ledger says the last release published (a table
+        dropped or edited by hand would make the next release wrong silently)."""
+        need = ["qit", "st", "mem"] + (["pub"] if self.output == "generalized" else [])
+        need += ["groups"] if self.spec.signatures else ["rows"]
+        for key in need:
+            if not self._exists(self.tables[key]):
+                raise SqlanonError(f"project {self.project!r} is damaged: its table {self.tables[key]!r} is missing "
+                                   "(dropped by hand?); restore it from a backup or start a new project name")
+        last, published = self._q(f"SELECT release, published FROM {quote(self.tables['ledger'])} "
+                                  "ORDER BY release DESC LIMIT 1")[0]
+        rows = "count(*) FILTER (WHERE release = $r)"
+        checks = [("mem", rows), ("qit", rows), ("st", "coalesce(sum(count) FILTER (WHERE release = $r), 0)")]
+        if self.output == "generalized":
+            checks.append(("pub", rows))
+        for key, agg in checks:
+            n, later = self._q(f"SELECT {agg}, count(*) FILTER (WHERE release > $r) FROM {quote(self.tables[key])} "
+                               "WHERE release >= $r", {"r": last})[0]
+            if n != published or later:
+                raise SqlanonError(f"project {self.project!r} is damaged: table {self.tables[key]!r} holds {n} rows "
+                                   f"of release {last} and {later} of later releases, but the ledger says release "
+                                   f"{last} published {published} rows (edited by hand?); restore it from a backup "
+                                   "or start a new project name")
 
     def _src(self) -> str:
         return ".".join(quote(p) for p in self.source.split(".")) if "." in self.source else quote(self.source)
@@ -417,8 +482,14 @@ class Publisher:
                 self.con.execute("SET preserve_insertion_order = false")
 
     def _release(self, t0: float, prof: "_Profile", pause: str | None) -> ReleaseResult:
-        self.con.execute("BEGIN TRANSACTION")
         try:
+            self.con.execute("BEGIN TRANSACTION")
+        except duckdb.Error as exc:
+            raise SqlanonError(f"cannot start release of project {self.project!r}: this connection already has an "
+                               "open transaction (another release running on it, or an uncommitted BEGIN); commit "
+                               "or roll it back, and give each thread its own cursor (con.cursor())") from exc
+        try:
+            self._lock()
             cols = self._validate()
             ctx = self._context(cols)
             r = self.last_release() + 1
@@ -465,10 +536,19 @@ class Publisher:
                 self.con.execute(f"DROP VIEW IF EXISTS {ctx['T'][k]}")
             for k in _TEMPS:
                 self.con.execute(f"DROP TABLE IF EXISTS {ctx['T'][k]}")
+            self._check_unchanged(r)
             self.con.execute("COMMIT")
             prof.mark("ledger, drop temps, COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
+        except BaseException as exc:
+            try:
+                self.con.execute("ROLLBACK")
+            except duckdb.Error:  # a COMMIT that failed has rolled back already
+                pass
+            if isinstance(exc, duckdb.TransactionException) and "onflict" in str(exc):
+                raise self._busy() from exc
+            if isinstance(exc, duckdb.Error) and "read-only" in str(exc):
+                raise SqlanonError(f"cannot release project {self.project!r}: the database is open read-only; "
+                                   "open it read-write; nothing was written") from exc
             raise
         prof.report(f"project {self.project!r} release {r}")
         return result
@@ -478,6 +558,7 @@ def status(con: duckdb.DuckDBPyConnection, project: str):
     """The release ledger of ``project`` as a DataFrame."""
     check_project(project)
     name = f"sqlanon_{project}__ledger"
-    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]:
+    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)",
+                       [name]).fetchall()[0][0]:
         raise SqlanonError(f"project {project!r} has no releases in this database (no table {name!r})")
     return con.execute(f"SELECT * EXCLUDE (params, source_schema) FROM {quote(name)} ORDER BY release").df()
