@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass
 
@@ -55,6 +57,8 @@ MODELS = {
     "dynamic-anatomy": Model("anatomy", "l", context=(("dynamic", True),), outputs=("anatomy",)),
 }
 MAX_SA_VALUES = 128
+QI_RESERVED = ("release", "group_id", "is_counterfeit")
+SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
 MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign)
 # pools at least this large are ranked by step 8's key-column sort (docs/publisher.md);
 # the environment variable SQLANON__ROWID_SORT_MIN_ROWS overrides it (tests use 0)
@@ -65,6 +69,8 @@ _NUMERIC = _INTEGER + ("FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
           "hist", "pairs", "fill", "span", "dropped", "srt", "vstart", "doms")
 _TEMP_VIEWS = ("rel",)  # dropped before the tables they read
+_RUNNING: set[int] = set()  # ids of connections running a release (Publisher.release)
+_RUNNING_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,14 @@ def _stmt_label(step: str, i: int, stmt: str) -> str:
     return f"{step}#{i} {first[:70]}"
 
 
+def _masked(exc: Exception) -> str:
+    """A database error without the data values it may quote: numbers and
+    '...' literals become ?, identifiers in double quotes stay (the unmasked
+    message is the SqlanonError's __cause__)."""
+    text = re.sub(r"'(?:[^']|'')*'", "?", str(exc))
+    return re.sub(r"(?<![\w.\"])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w\"])", "?", text)
+
+
 def _is_numeric(typ: str) -> bool:
     return typ.upper() in _NUMERIC or typ.upper().startswith("DECIMAL")
 
@@ -177,6 +191,15 @@ class Publisher:
         dup = sorted({c for c in names if names.count(c) > 1})
         if dup:
             raise SqlanonError(f"column {dup[0]!r} is given twice (id, SA and QI columns must be distinct)")
+        # the published tables' own columns (qit: release, group_id; st: + count;
+        # membership: + id, is_counterfeit) cannot also be QI or SA columns
+        for role, cs, names_taken in (("QI column", self.qi, QI_RESERVED), ("SA column", [sa], SA_RESERVED)):
+            taken = [c for c in cs if c.lower() in names_taken]
+            if taken:
+                raise SqlanonError(f"{role} {taken[0]!r} has the name of a column of the published tables; QI columns "
+                                   f"cannot be named {', '.join(QI_RESERVED)} and the SA column not "
+                                   f"{', '.join(SA_RESERVED)} (any case); rename it in a view, e.g. CREATE VIEW v AS "
+                                   f"SELECT * RENAME ({quote(taken[0])} AS {quote(taken[0] + '_')}) FROM <source>")
         bad = [c for c in names if c.lower().startswith("sqlanon__")]
         if bad:
             raise SqlanonError(f"column {bad[0]!r}: names starting with 'sqlanon__' are reserved; rename the column")
@@ -260,13 +283,13 @@ class Publisher:
             dup = self._q(f"SELECT count({i}) - count(DISTINCT {i}) FROM {src}")[0][0]
         if null_id:
             raise SqlanonError(f"source {self.source!r} has a NULL in id column {self.id!r}; every person needs an id")
+        # messages give counts and column names, never an id or a value (they
+        # end up in logs and tickets)
         if dup:
-            row = self._q(f"SELECT {i}, count(*) FROM {src} GROUP BY {i} HAVING count(*) > 1 ORDER BY {i} LIMIT 1")
-            raise SqlanonError(f"source {self.source!r} has duplicate id {row[0][0]!r} ({row[0][1]} rows) in column "
-                               f"{self.id!r}; keep one row per person")
+            raise SqlanonError(f"source {self.source!r} has duplicate ids in column {self.id!r} ({dup} rows more "
+                               "than distinct ids); keep one row per person")
         if null_sa:
-            row = self._q(f"SELECT {i} FROM {src} WHERE {s} IS NULL ORDER BY {i} LIMIT 1")
-            raise SqlanonError(f"source {self.source!r} has a NULL in SA column {self.sa!r} (id {row[0][0]!r}); "
+            raise SqlanonError(f"source {self.source!r} has {null_sa} rows with a NULL in SA column {self.sa!r}; "
                                "fill or drop such rows before releasing")
         # anatomy models: after the first release too few values only means suppression
         if l < self.m and (self.spec.signatures or not self._exists(self.tables["ledger"])):
@@ -280,7 +303,6 @@ class Publisher:
             raise SqlanonError(f"SA column {self.sa!r} has {l} distinct values; the m-invariance pipeline supports "
                                f"at most {MAX_SA_VALUES} (signatures are bit masks); bucket the values first")
         if self._exists(self.tables["ledger"]):
-            self._check_state()
             first = self._q(f"SELECT params, source_schema FROM {quote(self.tables['ledger'])} ORDER BY release LIMIT 1")
             old_params, old_schema = json.loads(first[0][0]), json.loads(first[0][1])
             for k, v in self.params().items():
@@ -294,6 +316,7 @@ class Publisher:
                 if cols[c] != t:
                     raise SqlanonError(f"column {c!r} of source {self.source!r} changed type from {t} to {cols[c]} "
                                        f"since the last release of project {self.project!r}; cast it back")
+            self._check_state()
         for key in ("qit", "st", "pub", "mem"):
             name = self.tables[key]
             if self._exists(name) and not self._exists(self.tables["ledger"]):
@@ -467,6 +490,21 @@ class Publisher:
 
     def release(self) -> ReleaseResult:
         """Make the next release in one transaction; on any error nothing is written."""
+        # one release at a time per connection object: DuckDB's Python connection
+        # is not safe to share between threads (other connections and cursors are
+        # kept apart by the project's lock row, see _lock)
+        with _RUNNING_LOCK:
+            if id(self.con) in _RUNNING:
+                raise SqlanonError(f"cannot start release of project {self.project!r}: this connection is running a "
+                                   "release in another thread; give each thread its own cursor (con.cursor())")
+            _RUNNING.add(id(self.con))
+        try:
+            return self._release_once()
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(id(self.con))
+
+    def _release_once(self) -> ReleaseResult:
         t0 = time.perf_counter()
         prof = _Profile(bool(os.environ.get("SQLANON_PROFILE")))
         pause = os.environ.get("SQLANON__PAUSE_AT")  # test hook: SIGKILL test stops here
@@ -512,7 +550,7 @@ class Publisher:
                         res = self.con.execute(stmt, templates.params_for(stmt, params))
                     except duckdb.Error as exc:
                         raise SqlanonError(f"release {r} of project {self.project!r} failed in template {name}: "
-                                           f"{exc}; nothing was written") from exc
+                                           f"{_masked(exc)}; nothing was written") from exc
                     if step.startswith("90_"):
                         stats = res.fetchall()[0]
                     else:
