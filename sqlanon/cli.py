@@ -177,9 +177,9 @@ def status_cmd(db, project) -> None:
 
 @main.command("demo")
 @click.option("--db", default="sqlanon_demo.duckdb", show_default=True, type=click.Path(dir_okay=False),
-              help="Database file to create (an existing one only with --force).")
-@click.option("--force", is_flag=True, help="Use an existing --db file: replace the demo's own tables "
-              "(adult_pool, adult_now, project adult), keep every other table.")
+              help="Database file (an earlier demo's is rerun; one holding other tables only with --force).")
+@click.option("--force", is_flag=True, help="Use a --db file that holds other tables: the demo replaces only its "
+              "own (adult_pool, adult_now, project adult) and keeps every other table.")
 @click.option("--releases", default=6, show_default=True, type=click.IntRange(2, 50))
 @click.option("--m", "m", default=5, show_default=True, type=int)
 @click.option("--seed", default=1, show_default=True, type=int)

@@ -31,22 +31,27 @@ def _publisher(con, m: int, seed: int) -> Publisher:
 
 def run(db: str | Path = "sqlanon_demo.duckdb", *, releases: int = 6, m: int = 5, seed: int = 1,
         echo=print, force: bool = False) -> list:
-    """Run the demo into database file ``db``; returns the results. An existing
-    file is refused unless ``force``, and then only the demo's own tables
-    (adult_pool, adult_now and project adult's tables) are replaced: every
-    other table in it stays as it is."""
+    """Run the demo into database file ``db``; returns the results. The demo
+    replaces only its own tables (adult_pool, adult_now and project adult's
+    tables), so an earlier demo's file is simply rerun; a file that holds
+    anything else is refused unless ``force``, and then every other table in it
+    stays as it is."""
     db = Path(db)
-    if db.exists() and not force:
-        raise SqlanonError(f"database file {str(db)!r} exists; sqlanon demo writes its own tables into it "
-                           f"({POOL}, {NOW} and project {PROJECT!r}'s sqlanon_{PROJECT}_* tables): pass --force to "
-                           "replace just those, or choose another --db")
     con = connect(db)
     try:
-        if force:
-            con.execute("BEGIN TRANSACTION")
-            for t in (POOL, NOW, *_publisher(con, m, seed).tables.values()):
-                con.execute(f"DROP TABLE IF EXISTS {quote(t)}")
-            con.execute("COMMIT")
+        own = (POOL, NOW, *_publisher(con, m, seed).tables.values())
+        others = con.execute(
+            "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() WHERE NOT temporary UNION ALL "
+            "SELECT view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary) "
+            "WHERE lower(n) NOT IN (SELECT lower(unnest($own)))", {"own": list(own)}).fetchall()[0][0]
+        if others and not force:
+            raise SqlanonError(f"database file {str(db)!r} holds {others} tables or views that are not the demo's; "
+                               f"sqlanon demo replaces only its own ({POOL}, {NOW} and project {PROJECT!r}'s "
+                               "sqlanon_adult_* tables): pass --force to run it next to yours, or choose another --db")
+        con.execute("BEGIN TRANSACTION")
+        for t in own:
+            con.execute(f"DROP TABLE IF EXISTS {quote(t)}")
+        con.execute("COMMIT")
         load_adult(con, POOL, part="both", complete=True)
         echo(f"sqlanon demo: {db} | Adult (adult.data + adult.test, complete rows) | QI {', '.join(QI)} | "
              f"SA {SA} | m = {m} | {releases} releases")

@@ -103,7 +103,7 @@ def publish(
             f"SELECT ?, g.group_id + ?, {', '.join('s.' + quote(c) for c in qi)} "
             f"FROM {quote(source)} AS s JOIN sqlanon__naive_groups AS g ON g.id = s.{src_id} "
             # public columns only (group, hash of the QI values): no id- or SA-dependent order
-            f"ORDER BY g.group_id, hash({qs}), {qs}",
+            f"ORDER BY g.group_id, hash({qs})",
             [release, base],
         )
         con.execute(

@@ -330,7 +330,7 @@ def test_cli_demo_refuses_an_existing_file(tmp_path):
     db = _file_db(tmp_path)
     before = _md5_file(db)
     r = _cli("demo", "--db", db, "--releases", "2")
-    assert r.exit_code == 2 and "--force" in r.output and "exists" in r.output, r.output
+    assert r.exit_code == 2 and "--force" in r.output and "holds 1 tables or views" in r.output, r.output
     assert _md5_file(db) == before
 
 
@@ -346,4 +346,5 @@ def test_cli_demo_force_touches_only_its_own_tables(tmp_path):
         assert r.exit_code == 0 and r.output.count("audit: safe") == 2, r.output
     after = _md5_file(db)
     assert {k: v for k, v in after.items() if k in before} == before
+    assert sum(k[2].startswith("sqlanon_adult_") for k in after) >= 6
     assert all(k[2] in ("adult_pool", "adult_now") or k[2].startswith("sqlanon_adult_") for k in after if k not in before)
