@@ -252,8 +252,8 @@ def _sql_str(text: str) -> str:
 
 def _table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return bool(
-        con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]
-        or con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name]).fetchall()[0][0]
+        con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)", [name]).fetchall()[0][0]
+        or con.execute("SELECT count(*) FROM duckdb_views() WHERE lower(view_name) = lower(?)", [name]).fetchall()[0][0]
     )
 
 

@@ -8,6 +8,54 @@ from . import __version__
 from .install import bundle
 
 
+def _bad(message: str) -> click.ClickException:
+    """A clean CLI error for bad input: the message, exit status 2 (1 is the
+    audit's "attacks found")."""
+    err = click.ClickException(message)
+    err.exit_code = 2
+    return err
+
+
+def _open_error(db: str, exc: Exception) -> click.ClickException:
+    """What went wrong opening or attaching database file ``db``, without a traceback."""
+    text = str(exc)
+    if "lock" in text.lower():
+        why = "it is in use by another process (DuckDB lets one process write a database file); close it there"
+    elif "not a valid DuckDB database" in text:
+        why = "it is not a DuckDB database file"
+    elif "No such file or directory" in text or "does not exist" in text:
+        why = "the file or its directory does not exist"
+    elif "ermission denied" in text or "ead-only file system" in text:
+        why = "permission denied (open it where you may write, or copy it)"
+    else:
+        why = f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+    return _bad(f"cannot open database {db!r}: {why}")
+
+
+def _connect(db: str | None, *, read_only: bool = False):
+    """sqlanon.connect with the file errors turned into clean CLI errors."""
+    import duckdb
+
+    from .install import connect
+
+    try:
+        return connect(db, read_only=read_only)
+    except duckdb.Error as exc:
+        raise _open_error(db, exc) from exc
+
+
+def _attach(con, db: str, alias: str) -> None:
+    """Attach ``db`` read-only as ``alias`` and read from it first."""
+    import duckdb
+
+    try:
+        con.execute(f"ATTACH ? AS {alias} (READ_ONLY)", [db])
+    except duckdb.Error as exc:
+        con.close()
+        raise _open_error(db, exc) from exc
+    con.execute(f"SET search_path = '{alias}.main,memory.main'")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sqlanon")
 def main() -> None:
@@ -29,23 +77,28 @@ def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
     """Audit every release of PROJECT in database DB against an adversary who
     holds them all. Exit status 0 when safe, 1 when the audit finds attacks,
     2 on bad input."""
+    import duckdb
+
     from .audit import audit
     from .errors import SqlanonError
-    from .install import connect
 
     # macros live in an in-memory catalog; the audited database is attached read-only
-    con = connect()
-    con.execute("ATTACH ? AS sqlanon_audited (READ_ONLY)", [db])
-    con.execute("SET search_path = 'sqlanon_audited.main,memory.main'")
+    con = _connect(None)
+    _attach(con, db, "sqlanon_audited")
     try:
         report = audit(con, project, m)
         click.echo(report.summary())
         if csv_path:
-            report.to_csv(csv_path)
+            try:
+                report.to_csv(csv_path)
+            except (duckdb.Error, OSError) as exc:
+                raise _bad(f"cannot write the --csv file {csv_path!r} (does its folder exist, may you write "
+                           "there?); the audit above is complete") from exc
+            click.echo(f"wrote {report.n_disclosures} findings to {csv_path}: the file lists person ids with the "
+                       "SA values the audit found disclosed - private data, keep it with the database and do not "
+                       "publish it", err=True)
     except SqlanonError as exc:
-        err = click.ClickException(str(exc))
-        err.exit_code = 2  # 1 means "attacks found"
-        raise err from exc
+        raise _bad(str(exc)) from exc
     finally:
         con.close()
     raise SystemExit(0 if report.verdict == "safe" else 1)
@@ -69,15 +122,16 @@ def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
 def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, templates_dir) -> None:
     """Make the next release of PROJECT from its source table in DB (m-invariant
     by default; --model anatomy / dynamic-anatomy with --l for seed 004's models)."""
+    import duckdb
+
     from .errors import SqlanonError
-    from .install import connect
     from .publisher import Publisher
 
-    con = connect(db)
+    con = _connect(db)
     try:
         qi_list = [c.strip() for c in qi.split(",")] if qi else None
         name = f"sqlanon_{project}__ledger"
-        exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]
+        exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)", [name]).fetchall()[0][0]
         if exists:
             pub = Publisher.open(con, project, templates_dir=templates_dir, source=source, id=id_col, qi=qi_list,
                                  sa=sa, model=model, m=m, l=l, output=output, seed=seed)
@@ -91,7 +145,9 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, 
                             m=m, l=l, output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir)
         click.echo(pub.release().line())
     except SqlanonError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise _bad(str(exc)) from exc
+    except duckdb.Error as exc:  # not expected: the library maps what it knows
+        raise _bad(f"release of project {project!r} failed ({type(exc).__name__}); nothing was written") from exc
     finally:
         con.close()
 
@@ -106,28 +162,41 @@ def status_cmd(db, project) -> None:
     from .errors import SqlanonError
     from .publisher import status
 
-    con = duckdb.connect(db, read_only=True)
+    try:
+        con = duckdb.connect(db, read_only=True)
+    except duckdb.Error as exc:
+        raise _open_error(db, exc) from exc
     try:
         df = status(con, project)
         click.echo(df.to_string(index=False))
     except SqlanonError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise _bad(str(exc)) from exc
     finally:
         con.close()
 
 
 @main.command("demo")
 @click.option("--db", default="sqlanon_demo.duckdb", show_default=True, type=click.Path(dir_okay=False),
-              help="Database file to create (overwritten).")
+              help="Database file (an earlier demo's is rerun; one holding other tables only with --force).")
+@click.option("--force", is_flag=True, help="Use a --db file that holds other tables: the demo replaces only its "
+              "own (adult_pool, adult_now, project adult) and keeps every other table.")
 @click.option("--releases", default=6, show_default=True, type=click.IntRange(2, 50))
 @click.option("--m", "m", default=5, show_default=True, type=int)
 @click.option("--seed", default=1, show_default=True, type=int)
-def demo_cmd(db, releases, m, seed) -> None:
+def demo_cmd(db, releases, m, seed, force) -> None:
     """The main job: m-invariant releases of the bundled Adult data with inserts,
     deletes, updates and re-inserts, each audited against all earlier ones."""
-    from .demo import run
+    import duckdb
 
-    run(db, releases=releases, m=m, seed=seed, echo=click.echo)
+    from .demo import run
+    from .errors import SqlanonError
+
+    try:
+        run(db, releases=releases, m=m, seed=seed, echo=click.echo, force=force)
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    except duckdb.Error as exc:
+        raise _open_error(db, exc) from exc
 
 
 if __name__ == "__main__":  # pragma: no cover
@@ -145,11 +214,9 @@ def check_cmd(db: str, table: str, qi: str, sa: str, m: int | None) -> None:
     Exit status 2 on bad input."""
     from . import checks
     from .errors import SqlanonError
-    from .install import connect
 
-    con = connect()
-    con.execute("ATTACH ? AS sqlanon_checked (READ_ONLY)", [db])
-    con.execute("SET search_path = 'sqlanon_checked.main,memory.main'")
+    con = _connect(None)
+    _attach(con, db, "sqlanon_checked")
     cols = [c.strip() for c in qi.split(",") if c.strip()]
     try:
         report = checks.profile(con, table, cols, sa)

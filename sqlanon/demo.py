@@ -12,6 +12,8 @@ from pathlib import Path
 
 from .audit import audit
 from .datasets import load_adult
+from .errors import SqlanonError
+from .ident import quote
 from .install import connect
 from .naive import snapshot
 from .publisher import Publisher
@@ -20,27 +22,47 @@ QI = ["age", "workclass", "education", "marital_status", "race", "sex", "native_
 SA = "occupation"
 
 
+POOL, NOW, PROJECT = "adult_pool", "adult_now", "adult"
+
+
+def _publisher(con, m: int, seed: int) -> Publisher:
+    return Publisher(con, PROJECT, source=NOW, id="id", qi=QI, sa=SA, m=m, output="generalized", seed=seed)
+
+
 def run(db: str | Path = "sqlanon_demo.duckdb", *, releases: int = 6, m: int = 5, seed: int = 1,
-        echo=print) -> list:
-    """Run the demo into database file ``db`` (overwritten); returns the results."""
+        echo=print, force: bool = False) -> list:
+    """Run the demo into database file ``db``; returns the results. The demo
+    replaces only its own tables (adult_pool, adult_now and project adult's
+    tables), so an earlier demo's file is simply rerun; a file that holds
+    anything else is refused unless ``force``, and then every other table in it
+    stays as it is."""
     db = Path(db)
-    for f in (db, Path(str(db) + ".wal")):
-        if f.exists():
-            f.unlink()
     con = connect(db)
     try:
-        load_adult(con, "adult_pool", part="both", complete=True)
+        own = (POOL, NOW, *_publisher(con, m, seed).tables.values())
+        others = con.execute(
+            "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() WHERE NOT temporary UNION ALL "
+            "SELECT view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary) "
+            "WHERE lower(n) NOT IN (SELECT lower(unnest($own)))", {"own": list(own)}).fetchall()[0][0]
+        if others and not force:
+            raise SqlanonError(f"database file {str(db)!r} holds {others} tables or views that are not the demo's; "
+                               f"sqlanon demo replaces only its own ({POOL}, {NOW} and project {PROJECT!r}'s "
+                               "sqlanon_adult_* tables): pass --force to run it next to yours, or choose another --db")
+        con.execute("BEGIN TRANSACTION")
+        for t in own:
+            con.execute(f"DROP TABLE IF EXISTS {quote(t)}")
+        con.execute("COMMIT")
+        load_adult(con, POOL, part="both", complete=True)
         echo(f"sqlanon demo: {db} | Adult (adult.data + adult.test, complete rows) | QI {', '.join(QI)} | "
              f"SA {SA} | m = {m} | {releases} releases")
         results = []
         pub = None
         for t in range(1, releases + 1):
-            snapshot(con, "adult_pool", "adult_now", t, sa=SA, n_releases=releases, seed=seed)
+            snapshot(con, POOL, NOW, t, sa=SA, n_releases=releases, seed=seed)
             if pub is None:
-                pub = Publisher(con, "adult", source="adult_now", id="id", qi=QI, sa=SA, m=m,
-                                output="generalized", seed=seed)
+                pub = _publisher(con, m, seed)
             r = pub.release()
-            report = audit(con, "adult", m)
+            report = audit(con, PROJECT, m)
             verdict = report.verdict
             report.close()
             echo(f"release {r.release}: {r.published - r.counterfeits:>6} rows, {r.groups:>5} groups, "

@@ -61,11 +61,12 @@ def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
 
 
 def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    try:
-        con.execute(f"DESCRIBE {quote(table)}")
-        return True
-    except duckdb.Error:
-        return False
+    """Whether a table or view has exactly this name (dots included). Read from
+    the catalog, not by a statement that may fail: a failed statement would
+    abort the caller's open transaction (a release validates inside one)."""
+    return bool(con.execute(
+        "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() UNION ALL "
+        "SELECT view_name FROM duckdb_views()) WHERE lower(n) = lower(?)", [table]).fetchall()[0][0])
 
 
 def qualified(con: duckdb.DuckDBPyConnection, table: str) -> str:

@@ -97,12 +97,14 @@ def publish(
             f"FROM {quote(source)} AS s JOIN sqlanon__naive_groups AS g ON g.id = s.{src_id}",
             [release, base],
         )
+        qs = ", ".join("s." + quote(c) for c in qi)
         con.execute(
             f"INSERT INTO {quote(p + '_qit')} "
             f"SELECT ?, g.group_id + ?, {', '.join('s.' + quote(c) for c in qi)} "
             f"FROM {quote(source)} AS s JOIN sqlanon__naive_groups AS g ON g.id = s.{src_id} "
-            f"ORDER BY g.group_id, hash(s.{src_id}, ?)",
-            [release, base, seed],
+            # public columns only (group, hash of the QI values): no id- or SA-dependent order
+            f"ORDER BY g.group_id, hash({qs})",
+            [release, base],
         )
         con.execute(
             f"INSERT INTO {quote(p + '_st')} "

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass
 
@@ -67,6 +70,8 @@ MODELS = {
     "dynamic-anatomy": Model("anatomy", "l", context=(("dynamic", True),), outputs=("anatomy",), gated=False),
 }
 MAX_SA_VALUES = 128
+QI_RESERVED = ("release", "group_id", "is_counterfeit")
+SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
 MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign)
 # pools at least this large are ranked by step 8's key-column sort (docs/publisher.md);
 # the environment variable SQLANON__ROWID_SORT_MIN_ROWS overrides it (tests use 0)
@@ -78,6 +83,8 @@ _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", 
           "hist", "pairs", "fill", "span", "dropped", "srt", "vstart", "doms",
           "gpres", "gpub", "gcand", "gnew")
 _TEMP_VIEWS = ("rel",)  # dropped before the tables they read
+_RUNNING: set[int] = set()  # ids of connections running a release (Publisher.release)
+_RUNNING_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -141,6 +148,14 @@ def _stmt_label(step: str, i: int, stmt: str) -> str:
     return f"{step}#{i} {first[:70]}"
 
 
+def _masked(exc: Exception) -> str:
+    """A database error without the data values it may quote: numbers and
+    '...' literals become ?, identifiers in double quotes stay (the unmasked
+    message is the SqlanonError's __cause__)."""
+    text = re.sub(r"'(?:[^']|'')*'", "?", str(exc))
+    return re.sub(r"(?<![\w.\"])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w\"])", "?", text)
+
+
 def _is_numeric(typ: str) -> bool:
     return typ.upper() in _NUMERIC or typ.upper().startswith("DECIMAL")
 
@@ -193,6 +208,15 @@ class Publisher:
         dup = sorted({c for c in names if names.count(c) > 1})
         if dup:
             raise SqlanonError(f"column {dup[0]!r} is given twice (id, SA and QI columns must be distinct)")
+        # the published tables' own columns (qit: release, group_id; st: + count;
+        # membership: + id, is_counterfeit) cannot also be QI or SA columns
+        for role, cs, names_taken in (("QI column", self.qi, QI_RESERVED), ("SA column", [sa], SA_RESERVED)):
+            taken = [c for c in cs if c.lower() in names_taken]
+            if taken:
+                raise SqlanonError(f"{role} {taken[0]!r} has the name of a column of the published tables; QI columns "
+                                   f"cannot be named {', '.join(QI_RESERVED)} and the SA column not "
+                                   f"{', '.join(SA_RESERVED)} (any case); rename it in a view, e.g. CREATE VIEW v AS "
+                                   f"SELECT * RENAME ({quote(taken[0])} AS {quote(taken[0] + '_')}) FROM <source>")
         bad = [c for c in names if c.lower().startswith("sqlanon__")]
         if bad:
             raise SqlanonError(f"column {bad[0]!r}: names starting with 'sqlanon__' are reserved; rename the column")
@@ -203,7 +227,7 @@ class Publisher:
             "qit": p + "_qit", "st": p + "_st", "pub": p + "_published", "mem": p + "_membership",
             "groups": p + "__groups", "ledger": p + "__ledger", "rows": p + "__rows",
             "entries": p + "__entries", "chains": p + "__chains", "held": p + "__held", "gone": p + "__gone",
-            "persons": p + "__persons",
+            "persons": p + "__persons", "secret": p + "__secret", "lock": p + "__lock",
         }
 
     @classmethod
@@ -212,7 +236,8 @@ class Publisher:
         ledger (``overrides`` must agree with them, else the next release fails)."""
         check_project(project)
         name = f"sqlanon_{project}__ledger"
-        if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]:
+        if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)",
+                           [name]).fetchall()[0][0]:
             raise SqlanonError(f"project {project!r} has no releases in this database; give source, id, qi, sa "
                                "and m for its first release")
         stored = json.loads(con.execute(f"SELECT params FROM {quote(name)} ORDER BY release LIMIT 1").fetchall()[0][0])
@@ -224,7 +249,9 @@ class Publisher:
         return self.con.execute(sql, params or []).fetchall()
 
     def _exists(self, table: str) -> bool:
-        return bool(self._q("SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND NOT temporary",
+        # DuckDB resolves table names case-insensitively, so projects 'ward' and
+        # 'WARD' are one project (one set of tables): look names up the same way
+        return bool(self._q("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?) AND NOT temporary",
                             [table])[0][0])
 
     def params(self) -> dict:
@@ -254,15 +281,16 @@ class Publisher:
                     raise SqlanonError(f"{role} {c!r} is not a column of source table {self.source!r}; "
                                        f"its columns are: {', '.join(cols)}")
         src, i, s = self._src(), quote(self.id), quote(self.sa)
-        # one scan for all data checks and the source fingerprint of the ledger (run
-        # inside the release's transaction, so it is the source the release reads);
-        # the queries naming an offending row run only on failure
+        # one scan for all data checks and the source digest behind the ledger's
+        # fingerprint (run inside the release's transaction, so it is the source the
+        # release reads; _fingerprint keys it)
         int_id = cols[self.id].upper() in _INTEGER
-        null_id, null_sa, l, self._fingerprint, n, lo, hi = self._q(
+        null_id, null_sa, l, self._digest, n, lo, hi = self._q(
             f"SELECT count(*) FILTER (WHERE {i} IS NULL), "
             f"count(*) FILTER (WHERE {s} IS NULL), count(DISTINCT {s}), "
             f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0), count({i}), "
             + (f"min({i}), max({i})" if int_id else "NULL, NULL") + f" FROM {src}")[0]
+        self._rows = n
         # duplicate ids: integer ids in a range of at most max(64 n, 2^24) values set
         # one bit each in a bitmap (bitstring_agg; 10M ids: 0.04 s), else
         # count(DISTINCT) (10M ids: 1.0-1.5 s)
@@ -273,13 +301,13 @@ class Publisher:
             dup = self._q(f"SELECT count({i}) - count(DISTINCT {i}) FROM {src}")[0][0]
         if null_id:
             raise SqlanonError(f"source {self.source!r} has a NULL in id column {self.id!r}; every person needs an id")
+        # messages give counts and column names, never an id or a value (they
+        # end up in logs and tickets)
         if dup:
-            row = self._q(f"SELECT {i}, count(*) FROM {src} GROUP BY {i} HAVING count(*) > 1 ORDER BY {i} LIMIT 1")
-            raise SqlanonError(f"source {self.source!r} has duplicate id {row[0][0]!r} ({row[0][1]} rows) in column "
-                               f"{self.id!r}; keep one row per person")
+            raise SqlanonError(f"source {self.source!r} has duplicate ids in column {self.id!r} ({dup} rows more "
+                               "than distinct ids); keep one row per person")
         if null_sa:
-            row = self._q(f"SELECT {i} FROM {src} WHERE {s} IS NULL ORDER BY {i} LIMIT 1")
-            raise SqlanonError(f"source {self.source!r} has a NULL in SA column {self.sa!r} (id {row[0][0]!r}); "
+            raise SqlanonError(f"source {self.source!r} has {null_sa} rows with a NULL in SA column {self.sa!r}; "
                                "fill or drop such rows before releasing")
         # anatomy models: after the first release too few values only means suppression
         if l < self.m and (self.spec.signatures or not self._exists(self.tables["ledger"])):
@@ -306,12 +334,85 @@ class Publisher:
                 if cols[c] != t:
                     raise SqlanonError(f"column {c!r} of source {self.source!r} changed type from {t} to {cols[c]} "
                                        f"since the last release of project {self.project!r}; cast it back")
+            self._check_state()
         for key in ("qit", "st", "pub", "mem"):
             name = self.tables[key]
             if self._exists(name) and not self._exists(self.tables["ledger"]):
                 raise SqlanonError(f"table {name!r} exists but project {self.project!r} has no ledger; "
                                    "drop it or choose another project name")
         return cols
+
+    def _fingerprint(self) -> int:
+        """The ledger's fingerprint of the source: the first 64 bits of
+        sha256(project secret : digest : rows), where the digest is the XOR of the
+        rows' hash(id, SA, QI). Unkeyed, the XOR of two releases' digests is
+        hash(id, old, QI) XOR hash(id, new, QI) when one person changes SA, which
+        with the id and QI gives {old, new} away; keyed by a secret that nothing
+        published reveals, two fingerprints only say whether the source changed."""
+        return int(self._q(
+            f"SELECT ('0x' || left(sha256(key || ':' || $d::VARCHAR || ':' || $n::VARCHAR), 16))::UBIGINT "
+            f"FROM {quote(self.tables['secret'])}", {"d": self._digest, "n": self._rows})[0][0])
+
+    # ---------------------------------------------------------------- locking
+    def _busy(self) -> SqlanonError:
+        return SqlanonError(f"project {self.project!r} is being released by another connection, cursor or thread "
+                            "(or was released since this release began); nothing was written - run the release "
+                            "again when the other one has finished")
+
+    def _lock(self) -> None:
+        """Take the project's lock row: one row of ``sqlanon_<P>__lock`` that every
+        release updates first thing in its transaction. DuckDB refuses a second
+        transaction's update of a row that another open or since-committed
+        transaction updated (a conflict, mapped to :meth:`_busy`), and two first
+        releases conflict on creating the table. What this misses - a release
+        committed between this one's BEGIN and its first write - is caught by
+        :meth:`_check_unchanged` before COMMIT."""
+        L = quote(self.tables["lock"])
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {L} (releases BIGINT)")
+        self.con.execute(f"INSERT INTO {L} SELECT 0 WHERE NOT EXISTS (FROM {L})")
+        self.con.execute(f"UPDATE {L} SET releases = releases + 1")
+
+    def _check_unchanged(self, r: int) -> None:
+        """Right before COMMIT: the committed ledger (read by a fresh cursor,
+        outside this transaction's snapshot) still ends before release ``r``."""
+        loc = self._q("SELECT database_name, schema_name, table_name FROM duckdb_tables() "
+                      "WHERE lower(table_name) = lower(?) AND NOT temporary", [self.tables["ledger"]])
+        cur = self.con.cursor()
+        try:
+            db, schema, name = loc[0]
+            seen = cur.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
+                               "AND table_name = ?", [db, schema, name]).fetchall()[0][0]
+            last = cur.execute(f"SELECT coalesce(max(release), 0) FROM {quote(db)}.{quote(schema)}.{quote(name)}"
+                               ).fetchall()[0][0] if seen else 0
+        finally:
+            cur.close()
+        if last >= r:
+            raise self._busy()
+
+    def _check_state(self) -> None:
+        """Before a release of an existing project: its state tables are there
+        and hold what the ledger says the last release published (a table
+        dropped or edited by hand would make the next release wrong silently)."""
+        need = ["qit", "st", "mem"] + (["pub"] if self.output == "generalized" else [])
+        need += ["groups"] if self.spec.signatures else ["rows"]
+        for key in need:
+            if not self._exists(self.tables[key]):
+                raise SqlanonError(f"project {self.project!r} is damaged: its table {self.tables[key]!r} is missing "
+                                   "(dropped by hand?); restore it from a backup or start a new project name")
+        last, published = self._q(f"SELECT release, published FROM {quote(self.tables['ledger'])} "
+                                  "ORDER BY release DESC LIMIT 1")[0]
+        rows = "count(*) FILTER (WHERE release = $r)"
+        checks = [("mem", rows), ("qit", rows), ("st", "coalesce(sum(count) FILTER (WHERE release = $r), 0)")]
+        if self.output == "generalized":
+            checks.append(("pub", rows))
+        for key, agg in checks:
+            n, later = self._q(f"SELECT {agg}, count(*) FILTER (WHERE release > $r) FROM {quote(self.tables[key])} "
+                               "WHERE release >= $r", {"r": last})[0]
+            if n != published or later:
+                raise SqlanonError(f"project {self.project!r} is damaged: table {self.tables[key]!r} holds {n} rows "
+                                   f"of release {last} and {later} of later releases, but the ledger says release "
+                                   f"{last} published {published} rows (edited by hand?); restore it from a backup "
+                                   "or start a new project name")
 
     def _src(self) -> str:
         return ".".join(quote(p) for p in self.source.split(".")) if "." in self.source else quote(self.source)
@@ -339,6 +440,10 @@ class Publisher:
             "source_schema VARCHAR, fingerprint UBIGINT, published BIGINT, groups BIGINT, counterfeits BIGINT, "
             "survivors BIGINT, new BIGINT, deleted BIGINT, reinserted BIGINT, updated BIGINT, held BIGINT, "
             "ncp DOUBLE, seconds DOUBLE, suppressed BIGINT, dl BIGINT)")
+        # the fingerprint's key: a random secret made once per project (private)
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['secret']} (key VARCHAR)")
+        self.con.execute(f"INSERT INTO {T['secret']} SELECT $key WHERE NOT EXISTS (FROM {T['secret']})",
+                         {"key": secrets.token_hex(32)})
         # ledgers made before the anatomy models and the release gate lack the last columns
         for c in ("suppressed", "dl", "exposed"):
             self.con.execute(f"ALTER TABLE {T['ledger']} ADD COLUMN IF NOT EXISTS {c} BIGINT")
@@ -437,6 +542,21 @@ class Publisher:
 
     def release(self) -> ReleaseResult:
         """Make the next release in one transaction; on any error nothing is written."""
+        # one release at a time per connection object: DuckDB's Python connection
+        # is not safe to share between threads (other connections and cursors are
+        # kept apart by the project's lock row, see _lock)
+        with _RUNNING_LOCK:
+            if id(self.con) in _RUNNING:
+                raise SqlanonError(f"cannot start release of project {self.project!r}: this connection is running a "
+                                   "release in another thread; give each thread its own cursor (con.cursor())")
+            _RUNNING.add(id(self.con))
+        try:
+            return self._release_once()
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(id(self.con))
+
+    def _release_once(self) -> ReleaseResult:
         t0 = time.perf_counter()
         prof = _Profile(bool(os.environ.get("SQLANON_PROFILE")))
         pause = os.environ.get("SQLANON__PAUSE_AT")  # test hook: SIGKILL test stops here
@@ -452,8 +572,14 @@ class Publisher:
                 self.con.execute("SET preserve_insertion_order = false")
 
     def _release(self, t0: float, prof: "_Profile", pause: str | None) -> ReleaseResult:
-        self.con.execute("BEGIN TRANSACTION")
         try:
+            self.con.execute("BEGIN TRANSACTION")
+        except duckdb.Error as exc:
+            raise SqlanonError(f"cannot start release of project {self.project!r}: this connection already has an "
+                               "open transaction (another release running on it, or an uncommitted BEGIN); commit "
+                               "or roll it back, and give each thread its own cursor (con.cursor())") from exc
+        try:
+            self._lock()
             cols = self._validate()
             ctx = self._context(cols)
             r = self.last_release() + 1
@@ -476,7 +602,7 @@ class Publisher:
                         res = self.con.execute(stmt, templates.params_for(stmt, params))
                     except duckdb.Error as exc:
                         raise SqlanonError(f"release {r} of project {self.project!r} failed in template {name}: "
-                                           f"{exc}; nothing was written") from exc
+                                           f"{_masked(exc)}; nothing was written") from exc
                     if step.startswith("90_"):
                         stats = res.fetchall()[0]
                     else:
@@ -487,7 +613,7 @@ class Publisher:
                     time.sleep(3600)
             exposed = self._gate(ctx, params)
             prof.mark("release gate")
-            fp = self._fingerprint
+            fp = self._fingerprint()
             seconds = time.perf_counter() - t0
             extra = {"suppressed": int(stats[10]), "dl": int(stats[11])} if len(stats) > 10 else {}
             result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra,
@@ -503,10 +629,19 @@ class Publisher:
                 self.con.execute(f"DROP VIEW IF EXISTS {ctx['T'][k]}")
             for k in _TEMPS:
                 self.con.execute(f"DROP TABLE IF EXISTS {ctx['T'][k]}")
+            self._check_unchanged(r)
             self.con.execute("COMMIT")
             prof.mark("ledger, drop temps, COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
+        except BaseException as exc:
+            try:
+                self.con.execute("ROLLBACK")
+            except duckdb.Error:  # a COMMIT that failed has rolled back already
+                pass
+            if isinstance(exc, duckdb.TransactionException) and "onflict" in str(exc):
+                raise self._busy() from exc
+            if isinstance(exc, duckdb.Error) and "read-only" in str(exc):
+                raise SqlanonError(f"cannot release project {self.project!r}: the database is open read-only; "
+                                   "open it read-write; nothing was written") from exc
             raise
         prof.report(f"project {self.project!r} release {r}")
         return result
@@ -516,6 +651,7 @@ def status(con: duckdb.DuckDBPyConnection, project: str):
     """The release ledger of ``project`` as a DataFrame."""
     check_project(project)
     name = f"sqlanon_{project}__ledger"
-    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0]:
+    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)",
+                       [name]).fetchall()[0][0]:
         raise SqlanonError(f"project {project!r} has no releases in this database (no table {name!r})")
     return con.execute(f"SELECT * EXCLUDE (params, source_schema) FROM {quote(name)} ORDER BY release").df()

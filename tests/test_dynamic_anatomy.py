@@ -50,6 +50,8 @@ def _inject(con, project, assign: dict, sa: dict, qi=("age",)):
     con.execute(f"INSERT INTO {p}_qit SELECT 1, i.g, {q} FROM inj i JOIN src s USING (id)")
     con.execute(f"INSERT INTO {p}_st SELECT 1, g, sa, count(*) FROM inj GROUP BY ALL")
     con.execute(f"INSERT INTO {p}__groups SELECT g, list(DISTINCT sa), 1 FROM inj GROUP BY g")
+    # the ledger agrees with the injected release (a release checks that first)
+    con.execute(f"UPDATE {p}__ledger SET published = (SELECT count(*) FROM inj) WHERE release = 1")
 
 
 def _release_of(con, project, r):

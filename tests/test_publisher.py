@@ -171,20 +171,22 @@ def _pub(con, **kw):
 
 def test_duplicate_ids(released):
     released.execute("INSERT INTO src VALUES (3, 1, 'a')")
-    _unchanged(released, lambda: _pub(released).release(), "duplicate id 3")
+    _unchanged(released, lambda: _pub(released).release(), r"duplicate ids in column 'id' \(1 rows")
 
 
 @pytest.mark.parametrize("id_sql", ["range::VARCHAR", "range * 100000000", "range - 20"])
 def test_duplicate_ids_every_id_type(con, id_sql):
     """The duplicate check has a bitmap path (integer ids in a dense range) and a
     count(DISTINCT) path (text ids, sparse integers): both name the duplicate.
-    Ids at or below zero are in the bitmap's range too."""
+    Ids at or below zero are in the bitmap's range too. The message counts them
+    and never shows an id (issue 19)."""
     con.execute(f"CREATE TABLE src AS SELECT {id_sql} AS id, (range * 7) % 50 AS age, "
                 "['a','b','c','d'][range % 4 + 1] AS disease FROM range(40)")
     con.execute("INSERT INTO src SELECT * FROM src WHERE age = 14")
     dup = con.execute("SELECT id FROM src WHERE age = 14 LIMIT 1").fetchall()[0][0]
-    with pytest.raises(SqlanonError, match=f"duplicate id {dup!r}"):
+    with pytest.raises(SqlanonError, match=r"duplicate ids in column 'id' \(1 rows") as err:
         _pub(con).release()
+    assert str(dup) not in str(err.value)
     con.execute("DELETE FROM src WHERE rowid >= 40")
     assert _pub(con).release().published >= 40
 

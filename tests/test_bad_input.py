@@ -1,0 +1,350 @@
+"""Issue 19: bad input, misuse and odd-but-valid input. Every case gets our own
+error naming what to fix (never a raw DuckDB or Python exception, never an id
+or a data value in the message), and every table of the database is
+byte-identical afterwards (md5 of each table's rows)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+import sqlanon
+from sqlanon import Publisher, SqlanonError
+from sqlanon.cli import main
+from sqlanon.ident import quote
+from sqlanon.publisher import QI_RESERVED, SA_RESERVED, _masked, status
+
+
+def tables_md5(con) -> dict:
+    """Every base table of every attached database -> md5 of its rows."""
+    out = {}
+    for db, schema, name in con.execute(
+            "SELECT database_name, schema_name, table_name FROM duckdb_tables() WHERE NOT temporary "
+            "ORDER BY ALL").fetchall():
+        rel = f"{quote(db)}.{quote(schema)}.{quote(name)}"
+        out[(db, schema, name)] = con.execute(
+            f"SELECT count(*), md5(coalesce(string_agg(t::VARCHAR, '|' ORDER BY t::VARCHAR), '')) FROM {rel} AS t"
+        ).fetchall()[0]
+    return out
+
+
+def unchanged(con, fn, match):
+    """fn() raises a SqlanonError matching ``match`` and leaves every table as it was."""
+    before = tables_md5(con)
+    with pytest.raises(SqlanonError, match=match) as err:
+        fn()
+    assert tables_md5(con) == before
+    return str(err.value)
+
+
+def _src(con, n=300, name="src", q="q", sa="d", id="id", q_sql=None):
+    q_sql = q_sql or "range % 50"
+    con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT range AS {quote(id)}, {q_sql} AS {quote(q)}, "
+                f"'v' || (range % 5) AS {quote(sa)}, range % 3 AS extra FROM range({n})")
+
+
+def _pub(con, project="ward", **kw):
+    args = dict(source="src", id="id", qi=["q"], sa="d", m=3)
+    args.update(kw)
+    return Publisher(con, project, **args)
+
+
+@pytest.fixture
+def released(con):
+    _src(con)
+    _pub(con).release()
+    return con
+
+
+# ------------------------------------------------------- messages echo no values
+def test_duplicate_id_message_has_no_id(released):
+    released.execute("INSERT INTO src SELECT * FROM src WHERE id IN (123457 % 300, 7)")
+    msg = unchanged(released, lambda: _pub(released).release(), r"duplicate ids in column 'id' \(2 rows")
+    assert "7" not in msg and "157" not in msg
+
+
+def test_null_sa_message_has_no_id(released):
+    released.execute("UPDATE src SET d = NULL WHERE id IN (7, 211)")
+    msg = unchanged(released, lambda: _pub(released).release(), r"2 rows with a NULL in SA column 'd'")
+    assert "211" not in msg and "7" not in msg
+
+
+def test_template_error_message_masks_values(released, tmp_path):
+    """A database error inside a template (here a user's override that casts the
+    SA) is reported without the values DuckDB quotes; the original is the cause."""
+    (tmp_path / "m_invariance").mkdir()
+    (tmp_path / "m_invariance" / "90_stats.sql.j2").write_text("SELECT CAST({{ sa }} AS INTEGER) FROM {{ source }};\n")
+    pub = _pub(released, templates_dir=tmp_path)
+    msg = unchanged(released, pub.release, "failed in template m_invariance/90_stats.sql.j2")
+    assert "'v" not in msg and "v0" not in msg and "v1" not in msg
+    assert _masked(Exception("Overflow in subtraction of INT8 (99 - -100)!")) == "Overflow in subtraction of INT8 (? - ?)!"
+
+
+# --------------------------------------------------------- valid input that works
+@pytest.mark.parametrize("typ,lo,hi", [("TINYINT", -100, 99), ("TINYINT", -128, 127),
+                                       ("BIGINT", -(2**63), 2**63 - 1), ("HUGEINT", -(2**127) + 1, 2**127 - 1),
+                                       ("UBIGINT", 0, 2**64 - 1)])
+@pytest.mark.parametrize("model", ["m-invariance", "anatomy", "generalized"])
+def test_integer_qi_at_its_type_range(con, typ, lo, hi, model):
+    con.execute(f"CREATE TABLE src AS SELECT range AS id, (CASE WHEN range % 2 = 0 THEN {lo}::HUGEINT + range "
+                f"ELSE {hi}::HUGEINT - range END)::{typ} AS q, 'v' || (range % 5) AS d FROM range(100)")
+    kw = {"anatomy": {"model": "anatomy", "l": 3}, "generalized": {"output": "generalized"}}.get(model, {})
+    pub = _pub(con, **kw)
+    r1 = pub.release()
+    con.execute("DELETE FROM src WHERE id % 7 = 0")
+    r2 = pub.release()
+    assert r1.published >= 100 and r2.release == 2 and 0 <= r2.ncp <= 100
+
+
+def test_schema_qualified_source(con):
+    _src(con)  # main.src: 300 rows, not the one to read
+    con.execute("CREATE SCHEMA s")
+    con.execute("CREATE TABLE s.src AS SELECT range AS id, range % 50 AS q, 'w' || (range % 4) AS d FROM range(80)")
+    r = _pub(con, source="s.src").release()
+    assert r.published - r.counterfeits == 80
+    con.execute("DELETE FROM s.src WHERE id < 10")
+    r = _pub(con, source="s.src").release()
+    assert (r.release, r.deleted) == (2, 10)
+
+
+@pytest.mark.parametrize("role", ["qi", "sa"])
+@pytest.mark.parametrize("name", sorted(set(QI_RESERVED) | set(SA_RESERVED) | {"Release", "Count"}))
+def test_reserved_column_names(con, role, name):
+    reserved = SA_RESERVED if role == "sa" else QI_RESERVED
+    cols = {"q": "q", "sa": "d"}
+    cols["q" if role == "qi" else "sa"] = name
+    _src(con, q=cols["q"], sa=cols["sa"], id="pid")
+    pub = lambda: _pub(con, id="pid", qi=[cols["q"], "extra"], sa=cols["sa"]).release()  # noqa: E731
+    if name.lower() in reserved:
+        msg = unchanged(con, pub, "cannot be named")
+        assert ", ".join(QI_RESERVED) in msg and ", ".join(SA_RESERVED) in msg
+    else:
+        assert pub().release == 1
+
+
+def test_reserved_name_rename_hint_works(con):
+    _src(con, q="release")
+    msg = unchanged(con, lambda: _pub(con, qi=["release"]).release(), "RENAME")
+    hint = msg.split("e.g. ")[1].replace("<source>", "src")
+    con.execute(hint)
+    assert _pub(con, source="v", qi=["release_"]).release().release == 1
+
+
+# ------------------------------------------------------------------------ misuse
+def test_project_names_are_case_insensitive(released):
+    """'WARD' is project 'ward' (DuckDB resolves table names case-insensitively):
+    it continues that project's history or is refused, never mixes tables."""
+    con = released
+    con.execute("CREATE TABLE other AS SELECT * FROM src WHERE id < 100")
+    unchanged(con, lambda: _pub(con, "WARD", source="other").release(), "released with source = 'src', now 'other'")
+    unchanged(con, lambda: _pub(con, "Ward", m=4).release(), "released with m = 3, now 4")
+    assert _pub(con, "WARD").release().release == 2
+    assert [r for (r,) in con.execute("SELECT release FROM sqlanon_ward__ledger ORDER BY 1").fetchall()] == [1, 2]
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_WARD%'").fetchall() == [(0,)]
+    assert len(status(con, "WARD")) == 2
+
+
+def _consistent(con, project="ward"):
+    """Ledger releases are 1..k, and each release's membership equals its count."""
+    led = con.execute(f"SELECT release, published FROM sqlanon_{project}__ledger ORDER BY 1").fetchall()
+    mem = con.execute(f"SELECT release, count(*) FROM sqlanon_{project}_membership GROUP BY 1 ORDER BY 1").fetchall()
+    assert [r for r, _ in led] == list(range(1, len(led) + 1))
+    assert led == mem
+    return len(led)
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["first-release", "later-release"])
+def test_concurrent_releases_from_two_cursors(con, first):
+    _src(con, n=20000)
+    if not first:
+        _pub(con).release()
+    before = _consistent(con) if not first else 0
+    barrier, out = threading.Barrier(2), []
+
+    def run():
+        cur = con.cursor()
+        pub = _pub(cur)
+        barrier.wait()
+        try:
+            out.append(pub.release().release)
+        except SqlanonError as exc:
+            out.append(str(exc))
+        except Exception as exc:  # a raw exception fails the test below
+            out.append(exc)
+        finally:
+            cur.close()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done = [x for x in out if isinstance(x, int)]
+    errors = [x for x in out if not isinstance(x, int)]
+    assert done == [before + 1] and len(errors) == 1, out
+    assert "is being released by another connection" in errors[0] and "nothing was written" in errors[0]
+    assert _consistent(con) == before + 1
+    assert sqlanon.audit(con, "ward", 3).verdict == "safe"
+
+
+def test_two_threads_on_one_connection(con):
+    """Sharing one connection: the second release either runs after the first or
+    is refused (open transaction) - the history stays consistent."""
+    _src(con, n=20000)
+    barrier, out = threading.Barrier(2), []
+    pubs = [_pub(con), _pub(con)]
+
+    def run(p):
+        barrier.wait()
+        try:
+            out.append(p.release().release)
+        except SqlanonError as exc:
+            out.append(str(exc))
+
+    threads = [threading.Thread(target=run, args=(p,)) for p in pubs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(isinstance(x, int) or "running a release in another thread" in x for x in out), out
+    assert _consistent(con) == sum(isinstance(x, int) for x in out) >= 1
+
+
+def test_dropped_membership_table(released):
+    released.execute("DROP TABLE sqlanon_ward_membership")
+    unchanged(released, lambda: _pub(released).release(), "is damaged: its table 'sqlanon_ward_membership' is missing")
+
+
+@pytest.mark.parametrize("table,edit", [("membership", "DELETE FROM {t} WHERE id < 10"),
+                                        ("qit", "DELETE FROM {t} WHERE group_id % 2 = 0"),
+                                        ("st", "UPDATE {t} SET count = 2 WHERE group_id % 3 = 0"),
+                                        ("membership", "INSERT INTO {t} SELECT release + 1, id, group_id, "
+                                                       "is_counterfeit, d FROM {t}")])
+def test_state_edited_by_hand(released, table, edit):
+    released.execute(edit.format(t=f"sqlanon_ward_{table}"))
+    unchanged(released, lambda: _pub(released).release(), f"is damaged: table 'sqlanon_ward_{table}' holds")
+
+
+def test_read_only_connection(tmp_path):
+    db = tmp_path / "ro.duckdb"
+    con = sqlanon.connect(db)
+    _src(con)
+    _pub(con).release()
+    con.close()
+    ro = duckdb.connect(str(db), read_only=True)
+    try:
+        unchanged(ro, lambda: _pub(ro).release(), "read-only")
+    finally:
+        ro.close()
+
+
+# --------------------------------------------------------------------------- CLI
+def _cli(*args):
+    r = CliRunner().invoke(main, [str(a) for a in args])
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert "Traceback" not in r.output
+    return r
+
+
+def _file_db(tmp_path):
+    db = tmp_path / "x.duckdb"
+    con = sqlanon.connect(db)
+    _src(con)
+    con.close()
+    return db
+
+
+def _md5_file(db):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return tables_md5(con)
+    finally:
+        con.close()
+
+
+RELEASE = ["--source", "src", "--id", "id", "--qi", "q", "--sa", "d", "--m", "3"]
+
+
+def test_cli_locked_database_by_another_process(tmp_path):
+    """Another process holds the file (e.g. a release running there): a clean
+    error, exit 2, nothing written."""
+    db = _file_db(tmp_path)
+    before = _md5_file(db)
+    holder = duckdb.connect(str(db))  # this process holds DuckDB's file lock
+    try:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        for args in (["release", db, "ward", *RELEASE], ["status", db, "ward"], ["audit", db, "ward", "--m", "3"]):
+            r = subprocess.run([sys.executable, "-m", "sqlanon", *map(str, args)], capture_output=True, text=True,
+                               env=env, timeout=120)
+            assert r.returncode == 2, (args, r.stderr)
+            assert "in use by another process" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    finally:
+        holder.close()
+    assert _md5_file(db) == before
+
+
+def test_cli_not_a_duckdb_file(tmp_path):
+    db = tmp_path / "notes.duckdb"
+    db.write_text("not a database\n")
+    for args in (["release", db, "ward", *RELEASE], ["status", db, "ward"], ["audit", db, "ward", "--m", "3"],
+                 ["check", db, "src", "--qi", "q", "--sa", "d"]):
+        r = _cli(*args)
+        assert r.exit_code == 2 and "not a DuckDB database file" in r.output, r.output
+    assert db.read_text() == "not a database\n"
+
+
+def test_cli_missing_directory(tmp_path):
+    r = _cli("release", tmp_path / "no" / "such" / "x.duckdb", "ward", *RELEASE)
+    assert r.exit_code == 2 and "does not exist" in r.output, r.output
+    assert not (tmp_path / "no").exists()
+
+
+def test_cli_release_errors_exit_2(tmp_path):
+    db = _file_db(tmp_path)
+    before = _md5_file(db)
+    r = _cli("release", db, "ward", "--source", "src", "--id", "id", "--qi", "nosuch", "--sa", "d", "--m", "3")
+    assert r.exit_code == 2 and "is not a column" in r.output
+    r = _cli("release", db, "ward", "--source", "src", "--id", "id", "--qi", "release", "--sa", "d", "--m", "3")
+    assert r.exit_code == 2 and "cannot be named" in r.output
+    assert _md5_file(db) == before
+
+
+def test_cli_audit_csv(tmp_path):
+    db = _file_db(tmp_path)
+    assert _cli("release", db, "ward", *RELEASE).exit_code == 0
+    before = _md5_file(db)
+    r = _cli("audit", db, "ward", "--m", "3", "--csv", tmp_path / "no" / "dir" / "f.csv")
+    assert r.exit_code == 2 and "cannot write the --csv file" in r.output, r.output
+    r = _cli("audit", db, "ward", "--m", "3", "--csv", tmp_path / "f.csv")
+    assert r.exit_code == 0 and "person ids" in r.output and "private" in r.output, r.output
+    assert (tmp_path / "f.csv").exists() and _md5_file(db) == before
+
+
+def test_cli_demo_refuses_an_existing_file(tmp_path):
+    db = _file_db(tmp_path)
+    before = _md5_file(db)
+    r = _cli("demo", "--db", db, "--releases", "2")
+    assert r.exit_code == 2 and "--force" in r.output and "holds 1 tables or views" in r.output, r.output
+    assert _md5_file(db) == before
+
+
+@pytest.mark.slow
+def test_cli_demo_force_touches_only_its_own_tables(tmp_path):
+    db = _file_db(tmp_path)
+    con = sqlanon.connect(db)
+    _pub(con).release()  # the user's own project next to the demo's
+    con.close()
+    before = _md5_file(db)
+    for _ in range(2):  # the second run replaces the first run's demo tables
+        r = _cli("demo", "--db", db, "--releases", "2", "--force")
+        assert r.exit_code == 0 and r.output.count("audit: safe") == 2, r.output
+    after = _md5_file(db)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert sum(k[2].startswith("sqlanon_adult_") for k in after) >= 6
+    assert all(k[2] in ("adult_pool", "adult_now") or k[2].startswith("sqlanon_adult_") for k in after if k not in before)
