@@ -38,7 +38,8 @@ class Model:
     ``sql/<pipeline>/``, the name of its privacy parameter, extra template
     context, the step before which the eligibility plan is made (m-invariance),
     whether SA values are limited to MAX_SA_VALUES (bit-mask signatures), and
-    the outputs it can write."""
+    the outputs it can write. ``unsafe_baseline``: the model exists to be
+    broken (static Anatomy); its results say so."""
 
     pipeline: str
     parameter: str = "m"
@@ -46,11 +47,12 @@ class Model:
     plan_before: str | None = None
     signatures: bool = False
     outputs: tuple = OUTPUTS
+    unsafe_baseline: bool = False
 
 
 MODELS = {
     "m-invariance": Model("m_invariance", "m", plan_before="07_", signatures=True),
-    "anatomy": Model("anatomy", "l", context=(("dynamic", False),), outputs=("anatomy",)),
+    "anatomy": Model("anatomy", "l", context=(("dynamic", False),), outputs=("anatomy",), unsafe_baseline=True),
     "dynamic-anatomy": Model("anatomy", "l", context=(("dynamic", True),), outputs=("anatomy",)),
 }
 MAX_SA_VALUES = 128
@@ -74,7 +76,9 @@ class ReleaseResult:
     Anatomy models: ``held`` = |HD| (rows published with their previous tuple,
     data holding), ``suppressed`` = |SP| (source rows whose current version is
     not published) and ``dl`` = the penalty DL of seed 004 eq. 1-2; ``dl`` is
-    None for m-invariance."""
+    None for m-invariance. ``unsafe_baseline`` is True for static Anatomy (the
+    documented unsafe baseline: every release is regrouped independently, so
+    comparing releases narrows persons; docs/dynamic_anatomy.md)."""
 
     release: int
     published: int
@@ -90,13 +94,15 @@ class ReleaseResult:
     seconds: float
     suppressed: int = 0
     dl: int | None = None
+    unsafe_baseline: bool = False
 
     def line(self) -> str:
         extra = "" if self.dl is None else f"{self.suppressed:>4} suppressed, DL {self.dl} | "
         return (f"release {self.release:>3}: {self.published - self.counterfeits:>6} rows in {self.groups:>5} groups, "
                 f"{self.counterfeits:>4} counterfeits, {self.held:>4} held | survivors {self.survivors}, "
                 f"new {self.new}, deleted {self.deleted}, reinserted {self.reinserted}, updated {self.updated} | "
-                f"{extra}NCP {self.ncp:.1f}% | {self.seconds:.2f} s")
+                f"{extra}NCP {self.ncp:.1f}% | {self.seconds:.2f} s"
+                + (" | unsafe baseline" if self.unsafe_baseline else ""))
 
 
 class _Profile:
@@ -436,7 +442,8 @@ class Publisher:
             fp = self._fingerprint
             seconds = time.perf_counter() - t0
             extra = {"suppressed": int(stats[10]), "dl": int(stats[11])} if len(stats) > 10 else {}
-            result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra)
+            result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra,
+                                   unsafe_baseline=self.spec.unsafe_baseline)
             d = asdict(result)
             keys = ("published", "groups", "counterfeits", "survivors", "new", "deleted", "reinserted", "updated",
                     "held", "ncp", "seconds", "suppressed", "dl")

@@ -129,3 +129,11 @@ def test_paper_table12_exposes_the_suppressed_48_female():
     best = narrowest([q for q, _ in rel], [s for _, s in rel], presence, suppressed)
     assert suppressed[1] == {"Cancer", "Cervical cancer"}
     assert narrowed(best, 3) == {5: 1} and best[5][3] == {"Cancer"} and best[5][4]
+
+
+def test_static_anatomy_says_unsafe_baseline(con):
+    con.execute("CREATE TABLE src AS SELECT range AS id, range % 7 AS age, 'v' || (range % 5) AS dis FROM range(30)")
+    a = Publisher(con, "s", source="src", id="id", qi=["age"], sa="dis", model="anatomy", l=3).release()
+    d = Publisher(con, "d", source="src", id="id", qi=["age"], sa="dis", model="dynamic-anatomy", l=3).release()
+    assert a.unsafe_baseline and a.line().endswith("| unsafe baseline")
+    assert not d.unsafe_baseline and "unsafe" not in d.line()
