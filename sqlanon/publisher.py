@@ -52,7 +52,8 @@ class Model:
     ``sql/<pipeline>/``, the name of its privacy parameter, extra template
     context, the step before which the eligibility plan is made (m-invariance),
     whether SA values are limited to MAX_SA_VALUES (bit-mask signatures), and
-    the outputs it can write."""
+    the outputs it can write. ``unsafe_baseline``: the model exists to be
+    broken (static Anatomy); its results say so."""
 
     pipeline: str
     parameter: str = "m"
@@ -61,12 +62,15 @@ class Model:
     signatures: bool = False
     outputs: tuple = OUTPUTS
     gated: bool = True  # the release gate (sql/_gate/) refuses unsafe releases (else it only reports them)
+    unsafe_baseline: bool = False
 
 
 MODELS = {
     "m-invariance": Model("m_invariance", "m", plan_before="07_", signatures=True),
-    "anatomy": Model("anatomy", "l", context=(("dynamic", False),), outputs=("anatomy",), gated=False),
-    # not gated yet: Definition 6 is checked against the previous release only (issue 13, item 4)
+    "anatomy": Model("anatomy", "l", context=(("dynamic", False),), outputs=("anatomy",), gated=False,
+                     unsafe_baseline=True),
+    # not refused by the gate yet, only reported: rows Anatomy's grouping cannot place in their first release
+    # are suppressed, and their absence can narrow them (docs/threat_model.md, "Dynamic Anatomy")
     "dynamic-anatomy": Model("anatomy", "l", context=(("dynamic", True),), outputs=("anatomy",), gated=False),
 }
 MAX_SA_VALUES = 128
@@ -95,7 +99,9 @@ class ReleaseResult:
     Anatomy models: ``held`` = |HD| (rows published with their previous tuple,
     data holding), ``suppressed`` = |SP| (source rows whose current version is
     not published) and ``dl`` = the penalty DL of seed 004 eq. 1-2; ``dl`` is
-    None for m-invariance."""
+    None for m-invariance. ``unsafe_baseline`` is True for static Anatomy (the
+    documented unsafe baseline: every release is regrouped independently, so
+    comparing releases narrows persons; docs/dynamic_anatomy.md)."""
 
     release: int
     published: int
@@ -111,16 +117,18 @@ class ReleaseResult:
     seconds: float
     suppressed: int = 0
     dl: int | None = None
+    unsafe_baseline: bool = False
     exposed: int = 0  # persons the release gate found narrowed below m (committed only by unsafe options)
 
     def line(self) -> str:
         extra = "" if self.dl is None else f"{self.suppressed:>4} suppressed, DL {self.dl} | "
         if self.exposed:
-            extra += f"EXPOSED {self.exposed} (not gated: unsafe option or baseline) | "
+            extra += f"EXPOSED {self.exposed} | "
         return (f"release {self.release:>3}: {self.published - self.counterfeits:>6} rows in {self.groups:>5} groups, "
                 f"{self.counterfeits:>4} counterfeits, {self.held:>4} held | survivors {self.survivors}, "
                 f"new {self.new}, deleted {self.deleted}, reinserted {self.reinserted}, updated {self.updated} | "
-                f"{extra}NCP {self.ncp:.1f}% | {self.seconds:.2f} s")
+                f"{extra}NCP {self.ncp:.1f}% | {self.seconds:.2f} s"
+                + (" | unsafe baseline" if self.unsafe_baseline else ""))
 
 
 class _Profile:
@@ -617,7 +625,7 @@ class Publisher:
             seconds = time.perf_counter() - t0
             extra = {"suppressed": int(stats[10]), "dl": int(stats[11])} if len(stats) > 10 else {}
             result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra,
-                                   exposed=exposed)
+                                   unsafe_baseline=self.spec.unsafe_baseline, exposed=exposed)
             d = asdict(result)
             keys = ("published", "groups", "counterfeits", "survivors", "new", "deleted", "reinserted", "updated",
                     "held", "ncp", "seconds", "suppressed", "dl", "exposed")

@@ -77,16 +77,25 @@ def _section41(con, model):
 
 
 def test_seed004_section41_example(con):
+    """Seed 004 §4.1 through the publisher. The paper's Table 12 (DL 89) drops
+    partition 2 and suppresses (48, Female, 60632, Cancer); under SPEC §6b that
+    person is in the source, matches no group, and its candidates (the values
+    suppressed that time: Cancer, Cervical cancer) meet its release-1 partition
+    {Cancer, HIV, Fever} in Cancer alone -- its true value
+    (tests/test_dynamic_anatomy_da_adversary.py checks this on Table 12). So a
+    partition with a member in the source is carried: partition 2 is
+    republished with both deleted 42-year-olds held, and DL is 111, not 89."""
     res = _section41(con, "dynamic-anatomy")
     assign, sa = _release_of(con, "t", 2)
     assert definition6_violations(T5, T1, assign, sa, 3) == []
     held = {i for (i,) in con.execute("SELECT sqlanon__id FROM sqlanon_t__rows WHERE held").fetchall()}
-    assert held == {12} and sa[12] == "Cancer"  # old version held, new version suppressed (SVM rule)
-    assert 5 not in assign  # (48, Female, 60632, Cancer) suppressed, as in Table 12
-    assert (res.published, res.groups, res.held, res.suppressed, res.dl) == (12, 3, 1, 2, 89)  # paper: DL 89
+    assert held == {6, 7, 12} and sa[12] == "Cancer"  # old version held, new version suppressed (SVM rule)
+    assert assign[5] == assign[6] == assign[7]  # partition 2 carried: (48, Female, 60632) published
+    # 4^2 + 3^2 + 5^2 + 3^2 + 13 * (3 held + 1 suppressed) = 111
+    assert (res.published, res.groups, res.held, res.suppressed, res.dl) == (15, 4, 3, 1, 111)
     assert (res.deleted, res.updated, res.new, res.survivors) == (2, 1, 3, 9)
     led = con.execute("SELECT held, suppressed, dl FROM sqlanon_t__ledger WHERE release = 2").fetchall()
-    assert led == [(1, 2, 89)]
+    assert led == [(3, 1, 111)]
     assert _attacks(con, "t", 3) == 0
     # the published QI of the held row is its previous tuple, the SA its previous value
     assert con.execute("SELECT count(*) FROM sqlanon_published_qit('t', 2) WHERE age = 37").fetchall() == [(1,)]
