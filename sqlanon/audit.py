@@ -90,7 +90,7 @@ def _qi_linking(con: duckdb.DuckDBPyConnection, project: str, m: int, releases: 
     missing = [t for t in need if not _table_exists(con, t)]
     if missing:
         return f"no table {missing[0]} (releases not made by sqlanon's publisher, or made before the release gate)"
-    qcols = [r[0] for r in con.execute(f"DESCRIBE {quote(p + '_qit')}").fetchall() if r[0] not in ("release", "group_id")]
+    qcols = [r[0] for r in con.execute(f"DESCRIBE {quote(p + '__persons')}").fetchall() if r[0] != "sqlanon__id"]
     scols = [r[0] for r in con.execute(f"DESCRIBE {quote(p + '_st')}").fetchall()
              if r[0] not in ("release", "group_id", "count")]
     sa = quote(scols[0])
@@ -120,7 +120,7 @@ def _qi_linking(con: duckdb.DuckDBPyConnection, project: str, m: int, releases: 
                 )
                 SELECT p.id, p.sa, c.cands IS NULL AS absent, coalesce(c.cands, (SELECT v FROM hv), []) AS cur
                 FROM pres AS p
-                LEFT JOIN {T['persons']} AS x ON x.id::VARCHAR = p.id
+                LEFT JOIN {T['persons']} AS x ON x.sqlanon__id::VARCHAR = p.id
                 LEFT JOIN cand AS c ON c.k = {key('x')}""", {"r": r})
             con.execute(f"""
                 CREATE OR REPLACE TEMP TABLE {cur} AS

@@ -441,7 +441,7 @@ class Publisher:
         # the release gate's private state (sql/_gate/gate.sql.j2, docs/threat_model.md)
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['chains']} (id {cols[self.id]}, chain {cols[self.sa]}[][])")
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['held']} (release INTEGER, id {cols[self.id]}, {sa_def})")
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['persons']} (id {cols[self.id]}, {qi_defs})")
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['persons']} (sqlanon__id {cols[self.id]}, {qi_defs})")
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['gone']} (release INTEGER, id {cols[self.id]})")
         self.con.execute(
             f"CREATE TABLE IF NOT EXISTS {T['ledger']} (release INTEGER, made_at TIMESTAMP, params VARCHAR, "

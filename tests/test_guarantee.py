@@ -180,3 +180,20 @@ def test_audit_flags_every_person_the_reference_narrows(seed, model):
             assert report.verdict == "unsafe"
     finally:
         con.close()
+
+
+@settings(max_examples=30)
+@given(data=st.data())
+def test_box_index_is_the_obvious_box_test(data):
+    """The reference's vectorized box lookup equals testing every box one by one."""
+    from reference_adversary import _BoxIndex, _box_holds
+
+    ages = st.one_of(st.none(), st.tuples(st.integers(18, 40), st.integers(0, 30)).map(lambda a: (a[0], a[0] + a[1])))
+    sets = st.one_of(st.none(), st.sets(st.sampled_from("uvwxyz"), min_size=1))
+    boxes = data.draw(st.lists(st.tuples(ages, sets), min_size=1, max_size=12))
+    groups = [(("box", [(float(a[0]), float(a[1])) if a else None, s]), frozenset()) for a, s in boxes]
+    index = _BoxIndex(groups, [True, False])
+    for t in [(data.draw(st.one_of(st.none(), st.integers(15, 75))), data.draw(st.one_of(st.none(), st.sampled_from("uvwxyz"))))
+              for _ in range(10)]:
+        slow = [i for i, ((_, key), _) in enumerate(groups) if _box_holds(key, t, [True, False])]
+        assert list(index.matching(t)) == slow
