@@ -235,7 +235,7 @@ class Publisher:
             "qit": p + "_qit", "st": p + "_st", "pub": p + "_published", "mem": p + "_membership",
             "groups": p + "__groups", "ledger": p + "__ledger", "rows": p + "__rows",
             "entries": p + "__entries", "chains": p + "__chains", "held": p + "__held", "gone": p + "__gone",
-            "persons": p + "__persons", "secret": p + "__secret", "lock": p + "__lock",
+            "persons": p + "__persons", "secret": p + "__secret", "lock": p + "__lock", "vals": p + "__values",
         }
 
     @classmethod
@@ -439,7 +439,9 @@ class Publisher:
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['groups']} (group_id BIGINT, signature {cols[self.sa]}[], "
                          "first_release INTEGER)")
         # the release gate's private state (sql/_gate/gate.sql.j2, docs/threat_model.md)
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['chains']} (id {cols[self.id]}, chain {cols[self.sa]}[][])")
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['chains']} (id {cols[self.id]}, cmask HUGEINT, "
+                         "chain HUGEINT[], exposed BOOLEAN, pinned BOOLEAN)")
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['vals']} ({sa_def}, pos INTEGER)")
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['held']} (release INTEGER, id {cols[self.id]}, {sa_def})")
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['persons']} (sqlanon__id {cols[self.id]}, {qi_defs})")
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['gone']} (release INTEGER, id {cols[self.id]})")
