@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -121,8 +122,9 @@ def _synthetic_once(n: int) -> dict:
 
 
 CHURN = """
-import json, sys, time, sqlanon
+import json, shutil, sys, time, sqlanon
 n, releases, limit, path, audit = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5] == "1"
+save = {2, releases} if audit else set()  # database files saved before these releases, for the replays
 
 
 def hwm():
@@ -166,6 +168,8 @@ for r in range(1, releases + 1):
                     "WHERE id IN (SELECT id FROM src ORDER BY hash(id, $r, 'u') LIMIT $k)", p)
         con.execute("CHECKPOINT")
         edits = max(edits, hwm())
+    if r in save:
+        shutil.copy(path, f"{path}.before_{r}")
     reset_hwm()
     res = pub.release()
     peak = hwm()
@@ -182,16 +186,57 @@ print(json.dumps({"rows": n, "releases": out, "memory_limit": limit, "audit": ve
 """
 
 
-def churn(n: int, releases: int, memory_limit: str = "2GB", audit: bool = False) -> dict:
+CHURN_REPLAY = """
+import json, sys, sqlanon
+con = sqlanon.connect(sys.argv[1])
+con.execute("SET threads = 2")
+con.execute(f"SET memory_limit = '{sys.argv[2]}'")
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+res = sqlanon.Publisher.open(con, "churn").release()
+with open("/proc/self/status") as f:
+    peak = next(int(x.split()[1]) / 1024 for x in f if x.startswith("VmHWM:"))
+print(json.dumps({"seconds": res.seconds, "peak_rss_mb": peak, "counterfeits": res.counterfeits}))
+"""
+
+
+def _churn_replay(saved: str, tmp: str, memory_limit: str) -> dict:
+    """One release from a saved database file (a fresh copy, a fresh process)."""
+    work = os.path.join(tmp, "replay.duckdb")
+    shutil.copy(saved, work)
+    p = subprocess.run([sys.executable, "-c", CHURN_REPLAY, work, memory_limit], capture_output=True, text=True)
+    os.remove(work)
+    if p.returncode:
+        raise RuntimeError(f"churn replay of {saved} failed:\n{p.stderr[-3000:]}")
+    return json.loads(p.stdout[p.stdout.rindex('{"seconds"'):].splitlines()[0])
+
+
+def churn(n: int, releases: int, memory_limit: str = "2GB", audit: bool = False, replays: int = 0) -> dict:
     """The churn protocol (part 6) in a fresh subprocess on a database file;
-    ``audit``: then the adversary audit of all releases (1M x 8: minutes)."""
+    ``audit``: then the adversary audit of all releases (1M x 8: minutes).
+    ``replays``: release 2 and the last release are then replayed that many
+    times each, alternately, each in a fresh process from a copy of the database
+    saved just before it (the 2 cores are shared: single runs of one release
+    differ by up to 2x, so the ratio of two single runs says little)."""
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
-        p = subprocess.run([sys.executable, "-c", CHURN, str(n), str(releases), memory_limit,
-                            os.path.join(tmp, "churn.duckdb"), "1" if audit else "0"], capture_output=True, text=True)
-    if p.returncode:
-        raise RuntimeError(f"churn run {n} x {releases} failed:\n{p.stderr[-3000:]}")
-    res = json.loads(p.stdout[p.stdout.rindex('{"rows"'):].splitlines()[0])
+        path = os.path.join(tmp, "churn.duckdb")
+        p = subprocess.run([sys.executable, "-c", CHURN, str(n), str(releases), memory_limit, path,
+                            "1" if audit else "0"], capture_output=True, text=True)
+        if p.returncode:
+            raise RuntimeError(f"churn run {n} x {releases} failed:\n{p.stderr[-3000:]}")
+        res = json.loads(p.stdout[p.stdout.rindex('{"rows"'):].splitlines()[0])
+        if replays:
+            rep = {2: [], releases: []}
+            for _ in range(replays):
+                for r in rep:
+                    rep[r].append(_churn_replay(f"{path}.before_{r}", tmp, memory_limit))
+            a, b = [x["seconds"] for x in rep[2]], [x["seconds"] for x in rep[releases]]
+            pairs = [y / x for x, y in zip(a, b)]
+            res["replay"] = {"release2_seconds": a, "last_seconds": b, "pairs": pairs,
+                             "ratio_medians": statistics.median(b) / statistics.median(a),
+                             "ratio_minima": min(b) / min(a), "pair_median": statistics.median(pairs),
+                             "peak_rss_mb": max(x["peak_rss_mb"] for x in rep[2] + rep[releases])}
     rel = res["releases"]
     base = rel[1]["seconds"] if len(rel) > 1 else float("nan")
     for x in rel:
@@ -206,7 +251,7 @@ def churn(n: int, releases: int, memory_limit: str = "2GB", audit: bool = False)
 
 
 def churn_part(quick: bool = False) -> dict:
-    out = {"1m": churn(1_000_000, 8, audit=True)}
+    out = {"1m": churn(1_000_000, 8, audit=True, replays=5)}
     if not quick:
         out["10m"] = churn(10_000_000, 3, "3GB")
     for c in out.values():
@@ -217,6 +262,11 @@ def churn_part(quick: bool = False) -> dict:
         print(f"churn {c['rows']:,} x {len(rel)} (memory_limit {c['memory_limit']}): seconds {secs}; release k / "
               f"release 2: {ratios} (max {c['max_vs_release2']:.2f}); peak RSS per release {rss} MB (source edits "
               f"{c['edits_peak_rss_mb']:.0f} MB); audit {c['audit']}")
+        if "replay" in c:
+            q = c["replay"]
+            print(f"  release {len(rel)} / release 2, replayed {len(q['pairs'])} times each, alternately: "
+                  f"{q['ratio_medians']:.2f} (medians), {q['ratio_minima']:.2f} (minima), pairs "
+                  f"{', '.join(f'{x:.2f}' for x in q['pairs'])}; peak RSS {q['peak_rss_mb']:.0f} MB")
     return out
 
 
@@ -576,8 +626,16 @@ def churn_md(c: dict) -> list[str]:
               f"{c1['max_vs_release2']:.2f}; peak RSS at most {c1['max_release_rss_mb']:.0f} MB in a release "
               f"(source edits between releases: {c1['edits_peak_rss_mb']:.0f} MB; the audit is not measured)"
               + (f"; audit of all releases: {c1['audit']} ({c1['audit_seconds']:.0f} s)" if c1.get("audit") else "")
-              + ".\n",
-              "| release | seconds | / release 2 | peak RSS MB | published | counterfeits | held | updated | reinserted | new | deleted |",
+              + ".\n"]
+        if "replay" in c1:
+            q = c1["replay"]
+            L += [f"Release {len(rel)} / release 2, both replayed {len(q['pairs'])} times, alternately, each in a "
+                  f"fresh process from a copy of the database saved before it: **{q['ratio_medians']:.2f}** of the "
+                  f"medians ({q['ratio_minima']:.2f} of the minima; pairs {', '.join(f'{x:.2f}' for x in q['pairs'])}; "
+                  f"release 2 {', '.join(f'{x:.1f}' for x in q['release2_seconds'])} s, release {len(rel)} "
+                  f"{', '.join(f'{x:.1f}' for x in q['last_seconds'])} s); peak RSS of the replays at most "
+                  f"{q['peak_rss_mb']:.0f} MB. The table below is the single protocol run.\n"]
+        L += ["| release | seconds | / release 2 | peak RSS MB | published | counterfeits | held | updated | reinserted | new | deleted |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
         L += [f"| {x['release']} | {x['seconds']:.2f} | {x['vs_release2']:.2f} | {x['peak_rss_mb']:.0f} | {x['published']} | "
               f"{x['counterfeits']} | {x['held']} | {x['updated']} | {x['reinserted']} | {x['new']} | {x['deleted']} |"
