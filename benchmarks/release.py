@@ -122,7 +122,7 @@ def _synthetic_once(n: int) -> dict:
 
 
 CHURN = """
-import json, shutil, sys, time, sqlanon
+import json, resource, shutil, sys, time, sqlanon
 n, releases, limit, path, audit = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5] == "1"
 save = {2, releases} if audit else set()  # database files saved before these releases, for the replays
 
@@ -130,6 +130,13 @@ save = {2, releases} if audit else set()  # database files saved before these re
 def hwm():
     with open("/proc/self/status") as f:
         return next(int(x.split()[1]) / 1024 for x in f if x.startswith("VmHWM:"))
+
+
+def cpu_seconds():
+    # user + system CPU time of all the process's threads: less moved by other
+    # jobs on the shared cores than wall time
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
 
 
 def reset_hwm():
@@ -171,10 +178,12 @@ for r in range(1, releases + 1):
     if r in save:
         shutil.copy(path, f"{path}.before_{r}")
     reset_hwm()
+    cpu = cpu_seconds()
     res = pub.release()
+    cpu = cpu_seconds() - cpu
     peak = hwm()
     reset_hwm()
-    out.append({"release": r, "seconds": res.seconds, "peak_rss_mb": peak, "published": res.published,
+    out.append({"release": r, "seconds": res.seconds, "cpu_seconds": cpu, "peak_rss_mb": peak, "published": res.published,
                 "counterfeits": res.counterfeits, "held": res.held, "survivors": res.survivors, "new": res.new,
                 "deleted": res.deleted, "updated": res.updated, "reinserted": res.reinserted})
     print(json.dumps(out[-1]), file=sys.stderr, flush=True)
@@ -187,16 +196,19 @@ print(json.dumps({"rows": n, "releases": out, "memory_limit": limit, "audit": ve
 
 
 CHURN_REPLAY = """
-import json, sys, sqlanon
+import json, resource, sys, sqlanon
 con = sqlanon.connect(sys.argv[1])
 con.execute("SET threads = 2")
 con.execute(f"SET memory_limit = '{sys.argv[2]}'")
 with open("/proc/self/clear_refs", "w") as f:
     f.write("5")
+u0 = resource.getrusage(resource.RUSAGE_SELF)
 res = sqlanon.Publisher.open(con, "churn").release()
+u1 = resource.getrusage(resource.RUSAGE_SELF)
+cpu = u1.ru_utime + u1.ru_stime - u0.ru_utime - u0.ru_stime
 with open("/proc/self/status") as f:
     peak = next(int(x.split()[1]) / 1024 for x in f if x.startswith("VmHWM:"))
-print(json.dumps({"seconds": res.seconds, "peak_rss_mb": peak, "counterfeits": res.counterfeits}))
+print(json.dumps({"seconds": res.seconds, "cpu_seconds": cpu, "peak_rss_mb": peak, "counterfeits": res.counterfeits}))
 """
 
 
@@ -233,7 +245,10 @@ def churn(n: int, releases: int, memory_limit: str = "2GB", audit: bool = False,
                     rep[r].append(_churn_replay(f"{path}.before_{r}", tmp, memory_limit))
             a, b = [x["seconds"] for x in rep[2]], [x["seconds"] for x in rep[releases]]
             pairs = [y / x for x, y in zip(a, b)]
+            ca, cb = [x["cpu_seconds"] for x in rep[2]], [x["cpu_seconds"] for x in rep[releases]]
             res["replay"] = {"release2_seconds": a, "last_seconds": b, "pairs": pairs,
+                             "release2_cpu": ca, "last_cpu": cb,
+                             "cpu_ratio_medians": statistics.median(cb) / statistics.median(ca),
                              "ratio_medians": statistics.median(b) / statistics.median(a),
                              "ratio_minima": min(b) / min(a), "pair_median": statistics.median(pairs),
                              "peak_rss_mb": max(x["peak_rss_mb"] for x in rep[2] + rep[releases])}
@@ -251,7 +266,7 @@ def churn(n: int, releases: int, memory_limit: str = "2GB", audit: bool = False,
 
 
 def churn_part(quick: bool = False) -> dict:
-    out = {"1m": churn(1_000_000, 8, audit=True, replays=5)}
+    out = {"1m": churn(1_000_000, 8, audit=True, replays=7)}
     if not quick:
         out["10m"] = churn(10_000_000, 3, "3GB")
     for c in out.values():
@@ -266,7 +281,8 @@ def churn_part(quick: bool = False) -> dict:
             q = c["replay"]
             print(f"  release {len(rel)} / release 2, replayed {len(q['pairs'])} times each, alternately: "
                   f"{q['ratio_medians']:.2f} (medians), {q['ratio_minima']:.2f} (minima), pairs "
-                  f"{', '.join(f'{x:.2f}' for x in q['pairs'])}; peak RSS {q['peak_rss_mb']:.0f} MB")
+                  f"{', '.join(f'{x:.2f}' for x in q['pairs'])}; CPU seconds {q['cpu_ratio_medians']:.2f} (medians); "
+                  f"peak RSS {q['peak_rss_mb']:.0f} MB")
     return out
 
 
@@ -458,7 +474,7 @@ def main() -> None:
     if args.only == "churn":
         path = OUT / "release.json"
         res = json.loads(path.read_text()) if path.exists() else {}
-        res["churn"] = churn_part(quick=args.quick)
+        res.setdefault("churn", {}).update(churn_part(quick=args.quick))  # --quick keeps the saved 10M run
         path.write_text(json.dumps(res, indent=1))
         if "adult" in res:
             write_md(res)
@@ -633,11 +649,15 @@ def churn_md(c: dict) -> list[str]:
                   f"fresh process from a copy of the database saved before it: **{q['ratio_medians']:.2f}** of the "
                   f"medians ({q['ratio_minima']:.2f} of the minima; pairs {', '.join(f'{x:.2f}' for x in q['pairs'])}; "
                   f"release 2 {', '.join(f'{x:.1f}' for x in q['release2_seconds'])} s, release {len(rel)} "
-                  f"{', '.join(f'{x:.1f}' for x in q['last_seconds'])} s); peak RSS of the replays at most "
+                  f"{', '.join(f'{x:.1f}' for x in q['last_seconds'])} s); in CPU seconds (user + system, all "
+                  f"threads; less moved by other jobs) {q['cpu_ratio_medians']:.2f} of the medians (release 2 "
+                  f"{', '.join(f'{x:.1f}' for x in q['release2_cpu'])}, release {len(rel)} "
+                  f"{', '.join(f'{x:.1f}' for x in q['last_cpu'])}); peak RSS of the replays at most "
                   f"{q['peak_rss_mb']:.0f} MB. The table below is the single protocol run.\n"]
-        L += ["| release | seconds | / release 2 | peak RSS MB | published | counterfeits | held | updated | reinserted | new | deleted |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
-        L += [f"| {x['release']} | {x['seconds']:.2f} | {x['vs_release2']:.2f} | {x['peak_rss_mb']:.0f} | {x['published']} | "
+        L += ["| release | seconds | / release 2 | CPU s | peak RSS MB | published | counterfeits | held | updated | "
+              "reinserted | new | deleted |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        L += [f"| {x['release']} | {x['seconds']:.2f} | {x['vs_release2']:.2f} | {x.get('cpu_seconds', float('nan')):.1f} | "
+              f"{x['peak_rss_mb']:.0f} | {x['published']} | "
               f"{x['counterfeits']} | {x['held']} | {x['updated']} | {x['reinserted']} | {x['new']} | {x['deleted']} |"
               for x in rel]
         L.append("")
