@@ -20,7 +20,14 @@ Parts:
    occupation m = 7, 8 and relationship m = 3, 4; counterfeits per release of
    eligibility `optimal` (ours) vs the `random` baseline, mean of 5 seeds;
 5. NCP of the generalized release at m = 5 (QI age, workclass, education,
-   marital-status, race, sex, native-country; SA occupation).
+   marital-status, race, sex, native-country; SA occupation);
+6. churn (issue 19): a synthetic 1M-row source, 8 releases, each changing 10% of
+   the rows (3.33% deleted, 3.33% updated to another SA value, 3.33% new rows:
+   persons deleted earlier re-inserted, up to half of them, and fresh ids), in a
+   database file, under memory_limit 2GB; per release the seconds and the peak
+   RSS of that release alone (the process's high-water mark, reset before each
+   release); then 10M rows x 3 releases the same way. Each run is one fresh
+   subprocess. Only this part: `--only churn` (`--quick`: 1M only).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -111,6 +119,171 @@ def _synthetic_once(n: int) -> dict:
     # and may share its line
     line = p.stdout[p.stdout.rindex('{"rows"'):].splitlines()[0]
     return json.loads(line)
+
+
+CHURN = """
+import json, resource, shutil, sys, time, sqlanon
+n, releases, limit, path, audit = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5] == "1"
+save = {2, releases} if audit else set()  # database files saved before these releases, for the replays
+
+
+def hwm():
+    with open("/proc/self/status") as f:
+        return next(int(x.split()[1]) / 1024 for x in f if x.startswith("VmHWM:"))
+
+
+def cpu_seconds():
+    # user + system CPU time of all the process's threads: less moved by other
+    # jobs on the shared cores than wall time
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+
+def reset_hwm():
+    # Linux: writing 5 to clear_refs resets the peak RSS (VmHWM) to the current RSS
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+con = sqlanon.connect(path)
+con.execute("SET threads = 2")
+con.execute(f"SET memory_limit = '{limit}'")
+con.execute(f"CREATE TABLE src AS SELECT range AS id, (hash(range, 1) % 70 + 17)::INTEGER AS age, "
+            f"(hash(range, 2) % 1000)::INTEGER AS zip, ['F','M'][(hash(range, 3) % 2 + 1)::INTEGER] AS sex, "
+            f"(hash(range, 4) % 12)::INTEGER AS disease FROM range({n})")
+con.execute("CREATE TABLE gone AS SELECT * FROM src LIMIT 0")
+con.execute("CHECKPOINT")
+pub = sqlanon.Publisher(con, "churn", source="src", id="id", qi=["age", "zip", "sex"], sa="disease", m=5)
+k, next_id, out, edits = n // 30, n, [], hwm()
+for r in range(1, releases + 1):
+    if r > 1:
+        reset_hwm()
+        p = {"r": r, "k": k}
+        # 10% churn, size constant: k re-inserted (up to k / 2 persons deleted
+        # earlier, the rest fresh ids), k deleted, k updated to another SA value
+        con.execute("INSERT INTO src SELECT * FROM gone ORDER BY hash(id, $r, 'r') LIMIT $k // 2", p)
+        back = con.execute("SELECT count(*) FROM gone WHERE id IN (SELECT id FROM src)").fetchall()[0][0]
+        con.execute("DELETE FROM gone WHERE id IN (SELECT id FROM src)")
+        con.execute("INSERT INTO src SELECT $nid + range, (hash(range, $r, 5) % 70 + 17)::INTEGER, "
+                    "(hash(range, $r, 6) % 1000)::INTEGER, ['F','M'][(hash(range, $r, 3) % 2 + 1)::INTEGER], "
+                    "(hash(range, $r, 7) % 12)::INTEGER FROM range($f)", {"r": r, "nid": next_id, "f": k - back})
+        next_id += k - back
+        con.execute("INSERT INTO gone SELECT * FROM src WHERE id IN "
+                    "(SELECT id FROM src WHERE id < $nid ORDER BY hash(id, $r, 'd') LIMIT $k)", p | {"nid": next_id - k + back})
+        con.execute("DELETE FROM src WHERE id IN (SELECT id FROM gone)")
+        con.execute("UPDATE src SET disease = (disease + 1 + hash(id, $r, 'v') % 11) % 12 "
+                    "WHERE id IN (SELECT id FROM src ORDER BY hash(id, $r, 'u') LIMIT $k)", p)
+        con.execute("CHECKPOINT")
+        edits = max(edits, hwm())
+    if r in save:
+        shutil.copy(path, f"{path}.before_{r}")
+    reset_hwm()
+    cpu = cpu_seconds()
+    res = pub.release()
+    cpu = cpu_seconds() - cpu
+    peak = hwm()
+    reset_hwm()
+    out.append({"release": r, "seconds": res.seconds, "cpu_seconds": cpu, "peak_rss_mb": peak, "published": res.published,
+                "counterfeits": res.counterfeits, "held": res.held, "survivors": res.survivors, "new": res.new,
+                "deleted": res.deleted, "updated": res.updated, "reinserted": res.reinserted})
+    print(json.dumps(out[-1]), file=sys.stderr, flush=True)
+t = time.perf_counter()
+verdict = sqlanon.audit(con, "churn", 5).verdict if audit else None
+audit_s = time.perf_counter() - t
+print(json.dumps({"rows": n, "releases": out, "memory_limit": limit, "audit": verdict, "audit_seconds": audit_s,
+                  "edits_peak_rss_mb": edits}))
+"""
+
+
+CHURN_REPLAY = """
+import json, resource, sys, sqlanon
+con = sqlanon.connect(sys.argv[1])
+con.execute("SET threads = 2")
+con.execute(f"SET memory_limit = '{sys.argv[2]}'")
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+u0 = resource.getrusage(resource.RUSAGE_SELF)
+res = sqlanon.Publisher.open(con, "churn").release()
+u1 = resource.getrusage(resource.RUSAGE_SELF)
+cpu = u1.ru_utime + u1.ru_stime - u0.ru_utime - u0.ru_stime
+with open("/proc/self/status") as f:
+    peak = next(int(x.split()[1]) / 1024 for x in f if x.startswith("VmHWM:"))
+print(json.dumps({"seconds": res.seconds, "cpu_seconds": cpu, "peak_rss_mb": peak, "counterfeits": res.counterfeits}))
+"""
+
+
+def _churn_replay(saved: str, tmp: str, memory_limit: str) -> dict:
+    """One release from a saved database file (a fresh copy, a fresh process)."""
+    work = os.path.join(tmp, "replay.duckdb")
+    shutil.copy(saved, work)
+    p = subprocess.run([sys.executable, "-c", CHURN_REPLAY, work, memory_limit], capture_output=True, text=True)
+    os.remove(work)
+    if p.returncode:
+        raise RuntimeError(f"churn replay of {saved} failed:\n{p.stderr[-3000:]}")
+    return json.loads(p.stdout[p.stdout.rindex('{"seconds"'):].splitlines()[0])
+
+
+def churn(n: int, releases: int, memory_limit: str = "2GB", audit: bool = False, replays: int = 0) -> dict:
+    """The churn protocol (part 6) in a fresh subprocess on a database file;
+    ``audit``: then the adversary audit of all releases (1M x 8: minutes).
+    ``replays``: release 2 and the last release are then replayed that many
+    times each, alternately, each in a fresh process from a copy of the database
+    saved just before it (the 2 cores are shared: single runs of one release
+    differ by up to 2x, so the ratio of two single runs says little)."""
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "churn.duckdb")
+        p = subprocess.run([sys.executable, "-c", CHURN, str(n), str(releases), memory_limit, path,
+                            "1" if audit else "0"], capture_output=True, text=True)
+        if p.returncode:
+            raise RuntimeError(f"churn run {n} x {releases} failed:\n{p.stderr[-3000:]}")
+        res = json.loads(p.stdout[p.stdout.rindex('{"rows"'):].splitlines()[0])
+        if replays:
+            rep = {2: [], releases: []}
+            for _ in range(replays):
+                for r in rep:
+                    rep[r].append(_churn_replay(f"{path}.before_{r}", tmp, memory_limit))
+            a, b = [x["seconds"] for x in rep[2]], [x["seconds"] for x in rep[releases]]
+            pairs = [y / x for x, y in zip(a, b)]
+            ca, cb = [x["cpu_seconds"] for x in rep[2]], [x["cpu_seconds"] for x in rep[releases]]
+            res["replay"] = {"release2_seconds": a, "last_seconds": b, "pairs": pairs,
+                             "release2_cpu": ca, "last_cpu": cb,
+                             "cpu_ratio_medians": statistics.median(cb) / statistics.median(ca),
+                             "ratio_medians": statistics.median(b) / statistics.median(a),
+                             "ratio_minima": min(b) / min(a), "pair_median": statistics.median(pairs),
+                             "peak_rss_mb": max(x["peak_rss_mb"] for x in rep[2] + rep[releases])}
+    rel = res["releases"]
+    base = rel[1]["seconds"] if len(rel) > 1 else float("nan")
+    for x in rel:
+        x["vs_release2"] = x["seconds"] / base
+    res["max_vs_release2"] = max((x["vs_release2"] for x in rel[2:]), default=float("nan"))
+    res["max_release_rss_mb"] = max(x["peak_rss_mb"] for x in rel)
+    # the process's peak: the high-water mark is reset before each release and
+    # each round of source edits, so the peak is the largest of these readings
+    res["peak_rss_mb"] = max(res["max_release_rss_mb"], res["edits_peak_rss_mb"])
+    res["load_1min"] = load
+    return res
+
+
+def churn_part(quick: bool = False) -> dict:
+    out = {"1m": churn(1_000_000, 8, audit=True, replays=7)}
+    if not quick:
+        out["10m"] = churn(10_000_000, 3, "3GB")
+    for c in out.values():
+        rel = c["releases"]
+        secs = ", ".join(f"{x['seconds']:.1f}" for x in rel)
+        ratios = ", ".join(f"{x['vs_release2']:.2f}" for x in rel[2:])
+        rss = ", ".join(f"{x['peak_rss_mb']:.0f}" for x in rel)
+        print(f"churn {c['rows']:,} x {len(rel)} (memory_limit {c['memory_limit']}): seconds {secs}; release k / "
+              f"release 2: {ratios} (max {c['max_vs_release2']:.2f}); peak RSS per release {rss} MB (source edits "
+              f"{c['edits_peak_rss_mb']:.0f} MB); audit {c['audit']}")
+        if "replay" in c:
+            q = c["replay"]
+            print(f"  release {len(rel)} / release 2, replayed {len(q['pairs'])} times each, alternately: "
+                  f"{q['ratio_medians']:.2f} (medians), {q['ratio_minima']:.2f} (minima), pairs "
+                  f"{', '.join(f'{x:.2f}' for x in q['pairs'])}; CPU seconds {q['cpu_ratio_medians']:.2f} (medians); "
+                  f"peak RSS {q['peak_rss_mb']:.0f} MB")
+    return out
 
 
 def synthetic(n: int, repeats: int = 3) -> dict:
@@ -294,8 +467,18 @@ def main() -> None:
     ap.add_argument("--seed000-only", action="store_true", help="rerun only seed 000 §IV-C into the saved results")
     ap.add_argument("--synthetic-only", action="store_true",
                     help="time only the synthetic sources (1M; with --big also 10M, rewriting release_10m.json)")
+    ap.add_argument("--only", choices=["churn"],
+                    help="run only this part and store it into the saved results (churn: 1M x 8 and 10M x 3)")
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
+    if args.only == "churn":
+        path = OUT / "release.json"
+        res = json.loads(path.read_text()) if path.exists() else {}
+        res.setdefault("churn", {}).update(churn_part(quick=args.quick))  # --quick keeps the saved 10M run
+        path.write_text(json.dumps(res, indent=1))
+        if "adult" in res:
+            write_md(res)
+        return
     if args.synthetic_only:
         for n in [1_000_000] + ([10_000_000] if args.big else []):
             s = synthetic(n)
@@ -340,6 +523,7 @@ def main() -> None:
           f"{', '.join(f'{x:.2f}' for x in q['per_run'])}; each over its own ORDER BY: "
           f"{rel[-1]['ratio'] / rel[1]['ratio']:.2f}; audit: {s3[-1]['audit']}")
     res["seed000"] = seed000_table([1, 2] if args.quick else [1, 2, 3, 4, 5])
+    res["churn"] = churn_part(quick=args.quick)
     res["peak_rss_mb_main"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     res["load_1min_end"] = os.getloadavg()[0]
     name = "release_big" if args.big else "release"
@@ -435,7 +619,49 @@ def write_md(d: dict) -> None:
           "like with like. The dropped all-counterfeit groups remove most of the random baseline's surplus (its "
           "eligibility step adds two to three times Algorithm 1's counterfeits on relationship), which is why counterfeit-only and random "
           "end close together here; see docs/publisher.md.\n", "![plots](release.png)\n"]
+    if "churn" in d:
+        L += churn_md(d["churn"])
     (OUT / "release.md").write_text("\n".join(L))
+
+
+def churn_md(c: dict) -> list[str]:
+    """The churn section of release.md (part 6)."""
+    L = ["\n## Churn (issue 19): 1M rows x 8 releases, 10% of the rows changed per release\n",
+         "Synthetic source (id, QI age / zip / sex, SA disease with 12 values, m = 5) in a database file. Before each "
+         "release after the first: 3.33% of the rows deleted, 3.33% updated to another SA value, 3.33% inserted (up to "
+         "half of them persons deleted earlier, re-inserted with their old values; release 2 has nobody to re-insert, so "
+         "all are fresh ids); the row count stays 1M. Each run is one fresh process with `SET memory_limit` as shown and "
+         "`threads = 2`; peak RSS is the process's high-water mark reset just before the release (Linux "
+         "`/proc/self/clear_refs`), so it is that release's peak, including DuckDB's buffer pool. Regenerate: "
+         "`python benchmarks/release.py --only churn` (`--quick`: 1M only). Targets: release k / release 2 <= 1.5, "
+         "peak RSS <= 2 GB (1M, memory_limit 2GB), <= 4 GB (10M).\n"]
+    for key, c1 in c.items():
+        rel = c1["releases"]
+        L += [f"**{c1['rows']:,} rows x {len(rel)} releases**, memory_limit {c1['memory_limit']}, load (1 min) "
+              f"{c1.get('load_1min', float('nan')):.1f} at the start: release k / release 2 at most "
+              f"{c1['max_vs_release2']:.2f}; peak RSS at most {c1['max_release_rss_mb']:.0f} MB in a release "
+              f"(source edits between releases: {c1['edits_peak_rss_mb']:.0f} MB; the audit is not measured)"
+              + (f"; audit of all releases: {c1['audit']} ({c1['audit_seconds']:.0f} s)" if c1.get("audit") else "")
+              + ".\n"]
+        if "replay" in c1:
+            q = c1["replay"]
+            L += [f"Release {len(rel)} / release 2, both replayed {len(q['pairs'])} times, alternately, each in a "
+                  f"fresh process from a copy of the database saved before it: **{q['ratio_medians']:.2f}** of the "
+                  f"medians ({q['ratio_minima']:.2f} of the minima; pairs {', '.join(f'{x:.2f}' for x in q['pairs'])}; "
+                  f"release 2 {', '.join(f'{x:.1f}' for x in q['release2_seconds'])} s, release {len(rel)} "
+                  f"{', '.join(f'{x:.1f}' for x in q['last_seconds'])} s); in CPU seconds (user + system, all "
+                  f"threads; less moved by other jobs) {q['cpu_ratio_medians']:.2f} of the medians (release 2 "
+                  f"{', '.join(f'{x:.1f}' for x in q['release2_cpu'])}, release {len(rel)} "
+                  f"{', '.join(f'{x:.1f}' for x in q['last_cpu'])}); peak RSS of the replays at most "
+                  f"{q['peak_rss_mb']:.0f} MB. The table below is the single protocol run.\n"]
+        L += ["| release | seconds | / release 2 | CPU s | peak RSS MB | published | counterfeits | held | updated | "
+              "reinserted | new | deleted |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        L += [f"| {x['release']} | {x['seconds']:.2f} | {x['vs_release2']:.2f} | {x.get('cpu_seconds', float('nan')):.1f} | "
+              f"{x['peak_rss_mb']:.0f} | {x['published']} | "
+              f"{x['counterfeits']} | {x['held']} | {x['updated']} | {x['reinserted']} | {x['new']} | {x['deleted']} |"
+              for x in rel]
+        L.append("")
+    return L
 
 
 def plot(res: dict, name: str) -> None:

@@ -84,7 +84,7 @@ _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "
             "UHUGEINT")
 _NUMERIC = _INTEGER + ("FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
-          "hist", "pairs", "fill", "span", "dropped", "srt", "vstart", "doms",
+          "hist", "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms",
           "gpres", "gpub", "gcand", "gnew")
 _TEMP_VIEWS = ("rel",)  # dropped before the tables they read
 _RUNNING: set[int] = set()  # ids of connections running a release (Publisher.release)
