@@ -396,3 +396,48 @@ def test_ncp_matches_reference(n_city, output):
         if output == "generalized":
             got = con.execute("SELECT group_id, age, zip, city FROM sqlanon_published('p', ?)", [res.release]).fetchall()
             assert got == ref_generalized(con, "p", res.release, ["age", "zip", "city"], [True, False, False])
+
+
+# ------------------------------------------------------ step 4: class matching
+def test_refill_takes_vacancies_by_equal_and_by_disjoint_signature():
+    """Many vacancies share a signature and many updated persons share a history
+    (the case the class matching of step 4 is for): updated and re-inserted
+    persons take vacancies of carried groups both ways the seed 003 rule allows —
+    a group with one of their earlier signatures, and one with a signature
+    disjoint from all of them — and the history stays m-invariant."""
+    con = sqlanon.connect()
+    values = [f"v{i}" for i in range(9)]
+    con.execute("CREATE TABLE src AS SELECT range AS id, (range * 7919 % 60)::INTEGER AS age, 'x' AS zip, "
+                "['v0','v1','v2','v3','v4','v5','v6','v7','v8'][range % 9 + 1] AS disease FROM range(900)")
+    pub = Publisher(con, "p", source="src", id="id", qi=["age", "zip"], sa="disease", m=3, seed=4)
+    pub.release()
+    con.execute("CREATE TABLE gone AS SELECT * FROM src WHERE hash(id, 'd') % 10 = 0")
+    con.execute("DELETE FROM src WHERE id IN (SELECT id FROM gone)")
+    con.execute("UPDATE src SET disease = $v[(hash(id, 'v') % 9 + 1)::INTEGER] WHERE hash(id, 'u') % 6 = 0",
+                {"v": values})
+    pub.release()
+    con.execute("INSERT INTO src SELECT * FROM gone WHERE hash(id, 'r') % 2 = 0")
+    con.execute("UPDATE src SET disease = $v[(hash(id, 'w') % 9 + 1)::INTEGER] WHERE hash(id, 'x') % 7 = 0",
+                {"v": values})
+    pub.release()
+    check_history(con, "p", 3, 3)
+    sig = {}  # (release, group) -> signature
+    for r in (1, 2, 3):
+        for g, v, _ in con.execute("FROM sqlanon_published_st('p', ?)", [r]).fetchall():
+            sig.setdefault((r, g), set()).add(v)
+    mem = {r: {pid: g for pid, g, fake, _ in con.execute("FROM sqlanon_membership('p', ?)", [r]).fetchall() if not fake}
+           for r in (1, 2, 3)}
+    same = disjoint = 0
+    for r in (2, 3):
+        for pid, g in mem[r].items():
+            if (r - 1, g) not in sig or mem[r - 1].get(pid) == g:
+                continue  # a new group, or a survivor
+            earlier = [sig[(q, mem[q][pid])] for q in range(1, r) if pid in mem[q]]
+            if not earlier:
+                continue  # a new person in a carried group
+            if any(s == sig[(r, g)] for s in earlier):
+                same += 1
+            else:
+                assert all(not (s & sig[(r, g)]) for s in earlier)
+                disjoint += 1
+    assert same > 0 and disjoint > 0, (same, disjoint)
