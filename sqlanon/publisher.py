@@ -85,7 +85,7 @@ _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "
 _NUMERIC = _INTEGER + ("FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
           "hist", "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms",
-          "gpres", "gpub", "gcand", "gnew")
+          "gpres", "gdiff", "gcand", "gnew")
 _TEMP_VIEWS = ("rel",)  # dropped before the tables they read
 _RUNNING: set[int] = set()  # ids of connections running a release (Publisher.release)
 _RUNNING_LOCK = threading.Lock()
@@ -159,7 +159,10 @@ def _stmt_label(step: str, i: int, stmt: str) -> str:
 def _masked(exc: Exception) -> str:
     """A database error without the data values it may quote: numbers and
     '...' literals become ?, identifiers in double quotes stay (the unmasked
-    message is the SqlanonError's __cause__)."""
+    message is the SqlanonError's __cause__). Our own templates' error() texts
+    (they start with 'sqlanon') hold no data and stay as they are."""
+    if re.search(r"\bsqlanon( internal error)?:", str(exc)):
+        return str(exc)
     text = re.sub(r"'(?:[^']|'')*'", "?", str(exc))
     return re.sub(r"(?<![\w.\"])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w\"])", "?", text)
 
@@ -521,23 +524,27 @@ class Publisher:
         if rows:
             self.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
 
+    def _execute(self, name: str, stmt: str, params: dict) -> list[tuple]:
+        """One statement of template ``name``, its rows; a database error becomes
+        our error without the data values it may quote."""
+        try:
+            return self.con.execute(stmt, templates.params_for(stmt, params)).fetchall()
+        except duckdb.Error as exc:
+            raise SqlanonError(f"release {params['release']} of project {self.project!r} failed in template {name}: "
+                               f"{_masked(exc)}; nothing was written") from exc
+
     def _run(self, name: str, ctx: dict, params: dict) -> tuple | None:
         """Run template ``name``; the first row of its last statement."""
-        res = None
+        rows: list[tuple] = []
         for stmt in templates.render(self.env, name, ctx):
-            try:
-                res = self.con.execute(stmt, templates.params_for(stmt, params))
-            except duckdb.Error as exc:
-                raise SqlanonError(f"release {params['release']} of project {self.project!r} failed in template "
-                                   f"{name}: {exc}; nothing was written") from exc
-        rows = res.fetchall() if res is not None else []
+            rows = self._execute(name, stmt, params)
         return rows[0] if rows else None
 
     def _gate(self, ctx: dict, params: dict) -> int:
         """The release gate (docs/threat_model.md): the release, with every earlier
         one, against the adversary of SPEC §6b; refuses the release when any
         person's candidate SA set falls to 1..m-1 values."""
-        exposed, disclosed, held, held_values = self._run("_gate/gate.sql.j2", ctx, params)
+        exposed, disclosed = self._run("_gate/gate.sql.j2", ctx, params)
         if exposed and (self.eligibility == "optimal-unsafe" or not self.spec.gated):
             return int(exposed)  # an explicitly unsafe choice: committed, its exposure reported
         if exposed:
@@ -608,15 +615,9 @@ class Publisher:
                     self._domains(ctx)
                     prof.mark("QI value list lengths (step 6b)")
                 for i, stmt in enumerate(templates.render(self.env, name, ctx), 1):
-                    try:
-                        res = self.con.execute(stmt, templates.params_for(stmt, params))
-                    except duckdb.Error as exc:
-                        raise SqlanonError(f"release {r} of project {self.project!r} failed in template {name}: "
-                                           f"{_masked(exc)}; nothing was written") from exc
+                    rows = self._execute(name, stmt, params)
                     if step.startswith("90_"):
-                        stats = res.fetchall()[0]
-                    else:
-                        res.fetchall()
+                        stats = rows[0]
                     prof.mark(_stmt_label(step, i, stmt))
                 if pause and step.startswith(pause):
                     print("SQLANON_PAUSED", flush=True)
