@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import duckdb
 import pandas as pd
 
+from . import templates
 from .errors import SqlanonError
 from .ident import check_project, quote, require_m
 
@@ -93,63 +94,18 @@ def _qi_linking(con: duckdb.DuckDBPyConnection, project: str, m: int, releases: 
     qcols = [r[0] for r in con.execute(f"DESCRIBE {quote(p + '__persons')}").fetchall() if r[0] != "sqlanon__id"]
     scols = [r[0] for r in con.execute(f"DESCRIBE {quote(p + '_st')}").fetchall()
              if r[0] not in ("release", "group_id", "count")]
-    sa = quote(scols[0])
-    T = {k: quote(v) for k, v in {"qit": p + "_qit", "st": p + "_st", "mem": p + "_membership", "persons": p + "__persons",
-                                  "held": p + "__held", "gone": p + "__gone"}.items()}
     ch, cur = quote(table + "_ch"), quote(table + "_cur")
-    key = lambda a: "row(" + ", ".join(f"{a}.{quote(c)}" for c in qcols) + ")"  # noqa: E731
+    ctx = {"qi": [quote(c) for c in qcols], "sa": quote(scols[0]),
+           "T": {k: quote(v) for k, v in {"qit": p + "_qit", "st": p + "_st", "mem": p + "_membership",
+                                          "persons": p + "__persons", "held": p + "__held",
+                                          "gone": p + "__gone"}.items()}
+           | {"ch": ch, "cur": cur, "out": "temp." + quote(table)}}
+    stmts = templates.render(templates.environment(), "_audit/qi_linking.sql.j2", ctx)
     con.execute(f"CREATE OR REPLACE TEMP TABLE {ch} (id VARCHAR, chain VARCHAR[][], had VARCHAR[])")
     try:
         for r in releases:
-            con.execute(f"""
-                CREATE OR REPLACE TEMP TABLE {cur} AS
-                WITH pub AS (
-                    SELECT id::VARCHAR AS id, {sa}::VARCHAR AS sa FROM {T['mem']}
-                    WHERE release = $r AND id IS NOT NULL AND NOT coalesce(is_counterfeit, false)
-                ), pres AS (
-                    SELECT * FROM pub WHERE id NOT IN (SELECT id::VARCHAR FROM {T['gone']} WHERE release = $r)
-                    UNION ALL
-                    SELECT id::VARCHAR, {sa}::VARCHAR FROM {T['held']} WHERE release = $r
-                ), cand AS (
-                    SELECT q.k, list_sort(list(DISTINCT s.{sa}::VARCHAR)) AS cands
-                    FROM (SELECT DISTINCT group_id, {key('x')} AS k FROM {T['qit']} AS x WHERE release = $r) AS q
-                    JOIN {T['st']} AS s ON s.release = $r AND s.group_id = q.group_id AND s.count > 0
-                    GROUP BY q.k
-                ), hv AS (
-                    SELECT list_sort(list(DISTINCT {sa}::VARCHAR)) AS v FROM {T['held']} WHERE release = $r
-                )
-                SELECT p.id, p.sa, c.cands IS NULL AS absent, coalesce(c.cands, (SELECT v FROM hv), []) AS cur
-                FROM pres AS p
-                LEFT JOIN {T['persons']} AS x ON x.sqlanon__id::VARCHAR = p.id
-                LEFT JOIN cand AS c ON c.k = {key('x')}""", {"r": r})
-            con.execute(f"""
-                CREATE OR REPLACE TEMP TABLE {cur} AS
-                SELECT c.id, c.absent, c.cur,
-                       list_distinct(list_append(list_transform(coalesce(h.chain, []),
-                                                                lambda x: list_sort(list_intersect(x, c.cur))), c.cur)) AS chain,
-                       list_distinct(list_append(coalesce(h.had, []), c.sa)) AS had
-                FROM {cur} AS c LEFT JOIN {ch} AS h USING (id)""")
-            con.execute(f"""
-                INSERT INTO temp.{quote(table)}
-                SELECT 'qi_linking', CASE WHEN len(v) = 1 THEN 'disclosed' ELSE 'narrowed' END, id, [$r], NULL, NULL,
-                       v, len(v) = 1, CASE WHEN len(v) = 1 THEN 1 ELSE 0 END, list_has_any(v, had)
-                FROM (SELECT id, had,
-                             CASE WHEN len(f) > 0 THEN list_reduce(f, lambda a, b: CASE WHEN len(b) < len(a) THEN b ELSE a END)
-                             END AS v
-                      FROM (SELECT id, had, list_filter(chain, lambda x: len(x) BETWEEN 1 AND $m - 1) AS f FROM {cur}))
-                WHERE v IS NOT NULL
-                  AND id NOT IN (SELECT id FROM temp.{quote(table)} WHERE "check" = 'qi_linking')
-                UNION ALL
-                SELECT 'absence', CASE WHEN len(cur) = 1 THEN 'disclosed' ELSE 'narrowed' END, id, [$r], NULL, NULL,
-                       cur, len(cur) = 1, CASE WHEN len(cur) = 1 THEN 1 ELSE 0 END, list_has_any(cur, had)
-                FROM {cur}
-                WHERE absent AND len(cur) BETWEEN 1 AND $m - 1
-                  AND id NOT IN (SELECT id FROM temp.{quote(table)} WHERE "check" = 'absence')""", {"r": r, "m": m})
-            con.execute(f"""
-                CREATE OR REPLACE TEMP TABLE {ch} AS
-                SELECT * FROM {ch} WHERE id NOT IN (SELECT id FROM {cur})
-                UNION ALL
-                SELECT id, chain, had FROM {cur}""")
+            for stmt in stmts:
+                con.execute(stmt, templates.params_for(stmt, {"r": r, "m": m}))
     finally:
         con.execute(f"DROP TABLE IF EXISTS temp.{ch}")
         con.execute(f"DROP TABLE IF EXISTS temp.{cur}")
