@@ -11,7 +11,8 @@ For every person and every release r in which it is in the source:
 - candidates(r) = union of the SA values of every group whose published QI
   matches the person's QI (exact tuple in the QI table; or every generalized
   range/set containing it, a NULL QI value matching any box); if no group
-  matches, the values held back in r;
+  matches, the values held back in r (persons in the source whose current
+  value is not published);
 - for every start release s <= r (releases where the person is absent are
   skipped), the intersection of candidates over the person's releases in
   [s, r]; a finding is any such intersection with 1..m-1 values.
@@ -147,10 +148,13 @@ def attack(con, project: str, sources: list[dict], *, qi: list[str], sa: str, m:
     for r, src in enumerate(sources, 1):
         groups = [((kind, _parse_box(key, numeric) if kind == "box" else key), sig)
                   for (kind, key), sig in _published(con, project, r, output, qi, sa)]
-        published = {row[0] for row in con.execute(
-            f"SELECT id FROM {q('sqlanon_' + project + '_membership')} WHERE release = ? AND NOT is_counterfeit",
-            [r]).fetchall()}
-        held = frozenset(v for pid, (_, v) in src.items() if pid not in published)
+        # held back: in the source, its current value not published (not
+        # published at all, or published with an earlier value: dynamic
+        # Anatomy's SVM rule suppresses an updated person's new version)
+        published = {row[0]: row[1] for row in con.execute(
+            f"SELECT id, {q(sa)} FROM {q('sqlanon_' + project + '_membership')} "
+            "WHERE release = ? AND NOT is_counterfeit", [r]).fetchall()}
+        held = frozenset(v for pid, (_, v) in src.items() if published.get(pid, object()) != v)
         boxes = _BoxIndex(groups, numeric) if output == "generalized" else None
         by_tuple: dict = {}  # the candidates depend on the QI tuple only
         for pid, (t, _) in src.items():
