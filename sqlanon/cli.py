@@ -189,8 +189,8 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, 
     from .publisher import Publisher
 
     con = _connect(db)
-    _note_storage(con, db)
     try:
+        _note_storage(con, db)
         qi_list = [c.strip() for c in qi.split(",")] if qi else None
         name = f"sqlanon_{project}__ledger"
         exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)", [name]).fetchall()[0][0]
