@@ -47,7 +47,7 @@ def test_readme_has_runnable_examples():
     kinds = [k for k, _, _ in blocks]
     assert kinds.count("python") >= 5 and kinds.count("sql") >= 4
     commands = [c for k, code, _ in blocks if k == "bash" for c in _walkthrough_commands(code)]
-    assert [c[:2] for c in commands] == [["sqlanon", "data"], ["sqlanon", "audit"]]
+    assert {("sqlanon", "data"), ("sqlanon", "audit")} <= {tuple(c[:2]) for c in commands}
 
 
 def _close_connections(ns: dict) -> None:
@@ -87,4 +87,4 @@ def test_readme_examples_run(tmp_path, monkeypatch, duckdb_shell):
             if not commands:
                 continue
         ran[kind] += 1
-    assert ran["sql"] >= 4 and ran["python"] >= 5 and ran["bash"] == 2, ran
+    assert ran["sql"] >= 4 and ran["python"] >= 5 and ran["bash"] >= 2, ran
