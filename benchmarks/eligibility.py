@@ -232,7 +232,17 @@ def markdown(f2, f5, sp, variant, n, counts) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _require_matplotlib() -> None:
+    """Fail at the start, not after minutes of work, when the plotting extra is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise SystemExit("benchmarks/eligibility.py draws its figures with matplotlib, which is not installed: "
+                         "pip install .[bench]  (or: pip install -e \".[bench]\" in a checkout)") from None
+
+
 def main() -> None:
+    _require_matplotlib()
     ap = argparse.ArgumentParser()
     ap.add_argument("--variant", choices=["kaggle", "both", "complete"], default="kaggle")
     ap.add_argument("--no-speed", action="store_true")

@@ -25,6 +25,7 @@ number of findings). Releases are read only through the release contract
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass, field
 
 import duckdb
@@ -284,3 +285,16 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
         project=project, m=m, releases=releases, counts=counts, kinds=kinds, n_disclosures=n_disclosures,
         skipped=skipped, _con=con, _table=table,
     )
+
+
+def ledger_m(con: duckdb.DuckDBPyConnection, project: str) -> int | None:
+    """The privacy parameter a project was published with (``m``, or ``l`` for
+    the anatomy models), read from its ledger ``sqlanon_<project>__ledger``;
+    None when the project has no ledger (releases made by another tool)."""
+    check_project(project)
+    name = f"sqlanon_{project}__ledger"
+    if not _table_exists(con, name):
+        return None
+    params = json.loads(con.execute(f"SELECT params FROM {quote(name)} ORDER BY release LIMIT 1").fetchall()[0][0])
+    value = params.get("m", params.get("l"))
+    return None if value is None else int(value)

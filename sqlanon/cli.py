@@ -1,6 +1,16 @@
-"""The ``sqlanon`` command: a thin click layer over the library."""
+"""The ``sqlanon`` command: a thin click layer over the library.
+
+Exit status, the same for every command: 0 ok, 1 findings (``audit``) or a
+failed threshold (``check``), 2 bad input (a usage error, a file that cannot
+be opened, a ``SqlanonError``). A command that fails leaves no new file behind.
+Commands that print a report take ``--json``.
+"""
 
 from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
 
 import click
 
@@ -8,12 +18,33 @@ from . import __version__
 from .install import bundle
 
 
+EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+
+
 def _bad(message: str) -> click.ClickException:
     """A clean CLI error for bad input: the message, exit status 2 (1 is the
     audit's "attacks found")."""
     err = click.ClickException(message)
-    err.exit_code = 2
+    err.exit_code = EXIT_BAD_INPUT
     return err
+
+
+def _echo_json(obj) -> None:
+    click.echo(json.dumps(obj, indent=2, default=str))
+
+
+@contextlib.contextmanager
+def _no_new_file(db: str):
+    """Remove database file ``db`` (and its WAL) if this command created it and fails."""
+    path = Path(db)
+    existed = path.exists()
+    try:
+        yield
+    except BaseException:
+        if not existed:
+            for leftover in (path, path.with_name(path.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+        raise
 
 
 def _open_error(db: str, exc: Exception) -> click.ClickException:
@@ -71,23 +102,33 @@ def macros_cmd() -> None:
 @main.command("audit")
 @click.argument("db", type=click.Path(exists=True, dir_okay=False))
 @click.argument("project")
-@click.option("--m", "m", type=int, required=True, help="Privacy parameter: m of m-invariance (l of l-diversity).")
+@click.option("--m", "m", type=int, help="Privacy parameter (m of m-invariance, l of the anatomy models); default "
+              "and only allowed value: the one in the project's ledger. Needed for projects without a ledger.")
+@click.option("--what-if", is_flag=True, help="Allow an --m that differs from the ledger's: audit as if the "
+              "project had been published with that m.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Also write the findings to this CSV file.")
-def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def audit_cmd(db: str, project: str, m: int | None, what_if: bool, csv_path: str | None, as_json: bool) -> None:
     """Audit every release of PROJECT in database DB against an adversary who
     holds them all. Exit status 0 when safe, 1 when the audit finds attacks,
     2 on bad input."""
     import duckdb
 
-    from .audit import audit
+    from .audit import audit, ledger_m
     from .errors import SqlanonError
 
     # macros live in an in-memory catalog; the audited database is attached read-only
     con = _connect(None)
     _attach(con, db, "sqlanon_audited")
     try:
+        m = _audit_m(ledger_m(con, project), m, what_if, project)
         report = audit(con, project, m)
-        click.echo(report.summary())
+        if as_json:
+            _echo_json({"project": report.project, "m": report.m, "what_if": what_if, "releases": report.releases,
+                        "verdict": report.verdict, "n_disclosures": report.n_disclosures, "counts": report.counts,
+                        "comparison_kinds": report.kinds, "skipped": report.skipped})
+        else:
+            click.echo(report.summary())
         if csv_path:
             try:
                 report.to_csv(csv_path)
@@ -101,11 +142,30 @@ def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
         raise _bad(str(exc)) from exc
     finally:
         con.close()
-    raise SystemExit(0 if report.verdict == "safe" else 1)
+    raise SystemExit(EXIT_OK if report.verdict == "safe" else EXIT_FINDINGS)
+
+
+def _audit_m(stored: int | None, given: int | None, what_if: bool, project: str) -> int:
+    """The m to audit with: the ledger's; a different --m only with --what-if."""
+    from .errors import SqlanonError
+
+    if stored is None:
+        if given is None:
+            raise SqlanonError(f"project {project!r} has no ledger (its releases were not made by sqlanon); "
+                               "give the privacy parameter with --m")
+        return given
+    if given is not None and given != stored:
+        if not what_if:
+            raise SqlanonError(f"project {project!r} was published with m = {stored} (its ledger); --m {given} "
+                               f"differs: drop --m, or add --what-if to audit as if m were {given}")
+        click.echo(f"what-if: auditing with m = {given}; project {project!r} was published with m = {stored}",
+                   err=True)
+        return given
+    return stored
 
 
 @main.command("release")
-@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("db", type=click.Path(exists=True, dir_okay=False))
 @click.argument("project")
 @click.option("--source", help="Source table (first release; later ones read the ledger).")
 @click.option("--id", "id_col", help="Id column of the source.")
@@ -119,7 +179,8 @@ def audit_cmd(db: str, project: str, m: int, csv_path: str | None) -> None:
 @click.option("--seed", type=int, help="Seed of every ordering (default 0).")
 @click.option("--templates", "templates_dir", type=click.Path(file_okay=False, exists=True),
               help="Folder of your own templates overriding sql/<pipeline>/ steps.")
-def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, templates_dir) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the release result as JSON.")
+def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, templates_dir, as_json) -> None:
     """Make the next release of PROJECT from its source table in DB (m-invariant
     by default; --model anatomy / dynamic-anatomy with --l for seed 004's models)."""
     import duckdb
@@ -129,6 +190,7 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, 
 
     con = _connect(db)
     try:
+        _note_storage(con, db)
         qi_list = [c.strip() for c in qi.split(",")] if qi else None
         name = f"sqlanon_{project}__ledger"
         exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)", [name]).fetchall()[0][0]
@@ -143,7 +205,13 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, 
                 raise SqlanonError(f"the first release of project {project!r} needs {', '.join(missing)}")
             pub = Publisher(con, project, source=source, id=id_col, qi=qi_list, sa=sa, model=model or "m-invariance",
                             m=m, l=l, output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir)
-        click.echo(pub.release().line())
+        result = pub.release()
+        if as_json:
+            import dataclasses
+
+            _echo_json({"project": project, **dataclasses.asdict(result)})
+        else:
+            click.echo(result.line())
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc
     except duckdb.Error as exc:  # not expected: the library maps what it knows
@@ -152,10 +220,22 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, 
         con.close()
 
 
+def _note_storage(con, db: str) -> None:
+    """Tell on stderr when DB's storage version is one the DuckDB 1.5 shell cannot open."""
+    from .install import SHELL_STORAGE_VERSION, file_storage_version
+
+    version = file_storage_version(con) or ""
+    if version.startswith("v2"):
+        click.echo(f"note: {db} has DuckDB storage version {version}, which the DuckDB shell 1.5 (duckdb-cli) "
+                   f"cannot open; sqlanon creates files with {SHELL_STORAGE_VERSION} - to copy this one, "
+                   "see docs/shell.md", err=True)
+
+
 @main.command("status")
 @click.argument("db", type=click.Path(exists=True, dir_okay=False))
 @click.argument("project")
-def status_cmd(db, project) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the ledger as JSON (one object per release).")
+def status_cmd(db, project, as_json) -> None:
     """Print the release ledger of PROJECT in DB."""
     import duckdb
 
@@ -168,7 +248,10 @@ def status_cmd(db, project) -> None:
         raise _open_error(db, exc) from exc
     try:
         df = status(con, project)
-        click.echo(df.to_string(index=False))
+        if as_json:
+            _echo_json(df.to_dict(orient="records"))
+        else:
+            click.echo(df.to_string(index=False))
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc
     finally:
@@ -192,15 +275,12 @@ def demo_cmd(db, releases, m, seed, force) -> None:
     from .errors import SqlanonError
 
     try:
-        run(db, releases=releases, m=m, seed=seed, echo=click.echo, force=force)
+        with _no_new_file(db):
+            run(db, releases=releases, m=m, seed=seed, echo=click.echo, force=force)
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc
     except duckdb.Error as exc:
         raise _open_error(db, exc) from exc
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
 
 
 @main.command("check")
@@ -208,10 +288,20 @@ if __name__ == "__main__":  # pragma: no cover
 @click.argument("table")
 @click.option("--qi", required=True, help="Comma-separated quasi-identifier columns.")
 @click.option("--sa", required=True, help="Sensitive attribute column.")
-@click.option("--m", "m", type=int, default=None, help="Also check m-eligibility and m-uniqueness for this m.")
-def check_cmd(db: str, table: str, qi: str, sa: str, m: int | None) -> None:
+@click.option("--k", "k", type=click.IntRange(min=1), default=None,
+              help="Threshold: fail unless every QI group has at least k rows.")
+@click.option("--l", "l", type=click.IntRange(min=1), default=None,
+              help="Threshold: fail unless every QI group has at least l distinct SA values.")
+@click.option("--m", "m", type=int, default=None,
+              help="Threshold: fail unless every QI group is m-unique (at least m rows, all SA values distinct: "
+                   "the property of an m-invariant release); m-eligibility (could the table be published with "
+                   "this m) is reported too.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def check_cmd(db: str, table: str, qi: str, sa: str, k: int | None, l: int | None, m: int | None,
+              as_json: bool) -> None:
     """Print a static privacy check report for TABLE in database DB (opened read-only).
-    Exit status 2 on bad input."""
+    With --k / --l / --m: exit status 1 when the table fails a threshold, 0 when
+    it passes them all; 2 on bad input."""
     from . import checks
     from .errors import SqlanonError
 
@@ -222,16 +312,75 @@ def check_cmd(db: str, table: str, qi: str, sa: str, m: int | None) -> None:
         report = checks.profile(con, table, cols, sa)
         report["c_required_l2"] = checks.recursive_cl(con, table, cols, sa, 2)["c_required"]
         if m is not None:
-            report.update({f"m_eligibility_{k}": v for k, v in checks.m_eligibility(con, table, sa, m).items()})
-            report.update({f"m_uniqueness_{k}": v for k, v in checks.m_uniqueness(con, table, cols, sa, m).items()})
+            report.update({f"m_eligibility_{key}": v for key, v in checks.m_eligibility(con, table, sa, m).items()})
+            report.update({f"m_uniqueness_{key}": v for key, v in checks.m_uniqueness(con, table, cols, sa, m).items()})
     except SqlanonError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise SystemExit(2)
-    click.echo(f"check report: table {table!r}, QI {cols}, SA {sa!r}")
-    for key, val in report.items():
-        click.echo(f"  {key:32s} {val}")
-    con.close()
+        raise _bad(str(exc)) from exc
+    finally:
+        con.close()
+    thresholds = {name: v for name, v in (("k", k), ("l", l), ("m", m)) if v is not None}
+    failed = _failed_thresholds(report, k, l, m)
+    verdict = ("fail" if failed else "pass") if thresholds else None
+    if as_json:
+        _echo_json({"table": table, "qi": cols, "sa": sa, "report": report, "thresholds": thresholds,
+                    "failed": failed, "verdict": verdict})
+    else:
+        click.echo(f"check report: table {table!r}, QI {cols}, SA {sa!r}")
+        for key, val in report.items():
+            click.echo(f"  {key:32s} {val}")
+        if verdict is not None:
+            click.echo(f"verdict: {verdict}" + (" - " + "; ".join(failed) if failed else ""))
+    raise SystemExit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
-if __name__ == "__main__":
+def _failed_thresholds(report: dict, k: int | None, l: int | None, m: int | None) -> list[str]:
+    """The thresholds ``report`` (of a non-empty table) does not meet, as text."""
+    failed = []
+    if k is not None and (report["k"] or 0) < k:
+        failed.append(f"k = {report['k']} < {k}")
+    if l is not None and (report["distinct_l"] or 0) < l:
+        failed.append(f"distinct l = {report['distinct_l']} < {l}")
+    if m is not None and not report["m_uniqueness_m_unique"]:
+        failed.append(f"not {m}-unique: {report['m_uniqueness_violating_groups']} groups violate it")
+    return failed
+
+
+@main.command("data")
+@click.argument("name", type=click.Choice(["adult"]))
+@click.option("--to", "db", required=True, type=click.Path(dir_okay=False),
+              help="Database file to load into (created if missing, readable by the DuckDB shell).")
+@click.option("--table", default="adult", show_default=True, help="Table to create.")
+@click.option("--part", type=click.Choice(["data", "test", "both"]), default="data", show_default=True,
+              help="adult.data (32,561 rows), adult.test (16,281) or both.")
+@click.option("--complete", is_flag=True, help="Keep only rows without a missing value.")
+@click.option("--replace", is_flag=True, help="Replace the table if it exists.")
+def data_cmd(name, db, table, part, complete, replace) -> None:
+    """Load a bundled data set into a table of a database file, so that SQL
+    examples run in a bare DuckDB shell: `sqlanon data adult --to my.duckdb`
+    creates table adult (with an id column; UCI Adult, CC BY 4.0)."""
+    import duckdb
+
+    from .datasets import load_adult
+    from .errors import SqlanonError
+
+    with _no_new_file(db):
+        con = _connect(db)
+        try:
+            exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?) "
+                                 "AND database_name = current_database()", [table]).fetchall()[0][0]
+            if exists and not replace:
+                raise SqlanonError(f"table {table!r} already exists in {db!r}: pass --replace to overwrite it, "
+                                   "or choose another --table")
+            n = load_adult(con, table, part=part, complete=complete, replace=replace)
+        except SqlanonError as exc:
+            raise _bad(str(exc)) from exc
+        except duckdb.Error as exc:
+            raise _bad(f"cannot load {name} into table {table!r} of {db!r} ({type(exc).__name__}: "
+                       f"{str(exc).splitlines()[0]}); nothing was written") from exc
+        finally:
+            con.close()
+    click.echo(f"loaded {n} rows of Adult ({part}{', complete rows' if complete else ''}) into table {table!r} of {db}")
+
+
+if __name__ == "__main__":  # pragma: no cover
     main()

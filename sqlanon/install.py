@@ -3,6 +3,11 @@
 The order of macro files is the order of the ``.read`` lines in
 ``macros/sqlanon.sql``, the same file a DuckDB shell user reads, so the shell
 and Python get exactly the same definitions.
+
+Database files are created with DuckDB storage version ``SHELL_STORAGE_VERSION``
+so that the DuckDB shell users can install (``pip install duckdb-cli``, 1.5.x)
+opens them; docs/shell.md explains the choice and what to do with a file that
+an unconfigured DuckDB 2.0 created.
 """
 
 from __future__ import annotations
@@ -17,6 +22,13 @@ from . import udfs
 from ._resources import macros_dir
 
 _READ_RE = re.compile(r"^\s*\.read\s+(\S+)\s*$")
+# every macro file defines its macros with this statement head (test_install checks it)
+_CREATE_MACRO = re.compile(r"^(\s*CREATE\s+OR\s+REPLACE\s+)MACRO\b", re.I | re.M)
+
+#: Storage version of the database files sqlanon.connect creates: v1.5.0 is the
+#: newest that the DuckDB shell on PyPI (duckdb-cli 1.5.x, storage versions up to
+#: 68) reads. A file keeps the version it was created with.
+SHELL_STORAGE_VERSION = "v1.5.0"
 
 
 def macro_files() -> list[Path]:
@@ -51,14 +63,23 @@ class Installed:
         yield from self.udfs
 
 
+def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(con.execute("SELECT readonly FROM duckdb_databases() WHERE database_name = current_database()")
+                .fetchall()[0][0])
+
+
 def install(con: duckdb.DuckDBPyConnection) -> Installed:
     """Load every ``sqlanon_`` macro and register the Python UDFs on ``con``.
 
     Idempotent: macros use ``CREATE OR REPLACE``, UDFs already registered on this
-    connection are replaced. Returns the names installed.
+    connection are replaced. On a read-only database the macros are created as
+    TEMPORARY macros (they live as long as the connection; the file is not
+    touched). Returns the names installed.
     """
+    temporary = _read_only(con)
     for path in macro_files():
-        con.execute(path.read_text())
+        sql = path.read_text()
+        con.execute(_CREATE_MACRO.sub(r"\1TEMP MACRO", sql) if temporary else sql)
     registered = udfs.register_all(con)
     names = [
         r[0]
@@ -71,8 +92,26 @@ def install(con: duckdb.DuckDBPyConnection) -> Installed:
     return Installed(macros=names, udfs=registered)
 
 
-def connect(path: str | Path | None = None, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open a DuckDB database (in memory when ``path`` is None) with sqlanon installed."""
-    con = duckdb.connect(":memory:" if path is None else str(path), read_only=read_only)
-    install(con)
+def connect(path: str | Path | None = None, *, read_only: bool = False,
+            storage_version: str | None = SHELL_STORAGE_VERSION) -> duckdb.DuckDBPyConnection:
+    """Open a DuckDB database (in memory when ``path`` is None) with sqlanon installed.
+
+    A new file is created with DuckDB storage version ``storage_version`` (default
+    ``SHELL_STORAGE_VERSION``, readable by the DuckDB 1.5 shell; None: DuckDB's
+    own default, which only DuckDB 2.0 reads); an existing file keeps its version.
+    ``read_only=True`` installs the macros as temporary macros."""
+    config = {"storage_compatibility_version": storage_version} if storage_version and path is not None else {}
+    con = duckdb.connect(":memory:" if path is None else str(path), read_only=read_only, config=config)
+    try:
+        install(con)
+    except BaseException:
+        con.close()
+        raise
     return con
+
+
+def file_storage_version(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The storage version of the current database file as DuckDB reports it
+    (e.g. ``v1.5.0`` or ``v2.0.0+``), None in memory."""
+    tags = con.execute("SELECT tags FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+    return (tags[0][0] or {}).get("storage_version") if tags else None

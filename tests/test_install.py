@@ -41,3 +41,16 @@ def test_runs_from_installed_wheel_not_source_tree():
     pkg = Path(sqlanon.__file__).resolve().parent
     assert "site-packages" in str(pkg), pkg
     assert macros_dir().resolve().parent == pkg  # macros/ shipped inside the wheel
+
+
+def test_every_macro_file_creates_macros_the_read_only_install_can_make_temporary():
+    """install() on a read-only database rewrites `CREATE OR REPLACE MACRO` to a
+    TEMP macro; a CREATE of any other form would write to the file and fail."""
+    import re
+
+    from sqlanon.install import _CREATE_MACRO
+
+    for path in macro_files():
+        text = path.read_text()
+        creates = re.findall(r"^\s*CREATE\b", text, re.I | re.M)
+        assert len(creates) == len(_CREATE_MACRO.findall(text)), path.name

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 from click.testing import CliRunner
 
@@ -68,3 +70,80 @@ def test_demo(tmp_path):
     led = con.execute("SELECT sum(new), sum(deleted), sum(updated), sum(reinserted) FROM sqlanon_adult__ledger").fetchall()[0]
     assert all(x > 0 for x in led)
     con.close()
+
+
+def _released(tmp_path, m=3):
+    db = _source_db(tmp_path)
+    r = CliRunner().invoke(main, ["release", str(db), "p", "--source", "src", "--id", "id", "--qi", "age",
+                                  "--sa", "dx", "--m", str(m)])
+    assert r.exit_code == 0, r.output
+    return db
+
+
+def test_audit_takes_m_from_the_ledger(tmp_path):
+    db = _released(tmp_path, m=3)
+    run = CliRunner().invoke
+    r = run(main, ["audit", str(db), "p"])
+    assert r.exit_code == 0 and "m = 3" in r.output and "verdict: safe" in r.output, r.output
+    assert run(main, ["audit", str(db), "p", "--m", "3"]).exit_code == 0
+    r = run(main, ["audit", str(db), "p", "--m", "2"])  # used to audit with m = 2 and say "safe"
+    assert r.exit_code == 2 and "published with m = 3" in r.output and "--what-if" in r.output, r.output
+    r = run(main, ["audit", str(db), "p", "--m", "4", "--what-if", "--json"])
+    assert r.exit_code in (0, 1), r.output
+    report = json.loads(r.output[r.output.index("{"):])
+    assert report["m"] == 4 and report["what_if"] is True and "was published with m = 3" in r.output
+
+
+def test_audit_without_ledger_needs_m(tmp_path):
+    db = tmp_path / "fig.duckdb"
+    con = sqlanon.connect(db)
+    con.execute("CREATE TABLE sqlanon_f_membership AS SELECT * FROM (VALUES (1, 1, 1::BIGINT, false, 'a'), "
+                "(1, 2, 1, false, 'b')) t(release, id, group_id, is_counterfeit, dx)")
+    con.execute("CREATE TABLE sqlanon_f_st AS SELECT release, group_id, dx, count(*) AS count "
+                "FROM sqlanon_f_membership GROUP BY ALL")
+    con.close()
+    r = CliRunner().invoke(main, ["audit", str(db), "f"])
+    assert r.exit_code == 2 and "no ledger" in r.output and "--m" in r.output, r.output
+    r = CliRunner().invoke(main, ["audit", str(db), "f", "--m", "2", "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["verdict"] == "safe", r.output
+
+
+def test_release_on_a_mistyped_path_leaves_no_file(tmp_path):
+    _source_db(tmp_path)
+    typo = tmp_path / "y.duckdb"
+    r = CliRunner().invoke(main, ["release", str(typo), "p", "--source", "src", "--id", "id", "--qi", "age",
+                                  "--sa", "dx", "--m", "3"])
+    assert r.exit_code == 2 and "does not exist" in r.output, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.duckdb"]
+
+
+def test_release_and_status_json(tmp_path):
+    db = _source_db(tmp_path)
+    r = CliRunner().invoke(main, ["release", str(db), "p", "--source", "src", "--id", "id", "--qi", "age",
+                                  "--sa", "dx", "--m", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)  # stderr: a note that x.duckdb (plain duckdb 2.0) is not shell-readable
+    assert "docs/shell.md" in r.stderr
+    assert out["release"] == 1 and out["project"] == "p" and out["published"] == 60
+    r = CliRunner().invoke(main, ["status", str(db), "p", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    assert len(rows) == 1 and rows[0]["release"] == 1
+
+
+def test_data_adult(tmp_path):
+    db = tmp_path / "my.duckdb"
+    run = CliRunner().invoke
+    r = run(main, ["data", "adult", "--to", str(db)])
+    assert r.exit_code == 0 and "loaded 32561 rows" in r.output, r.output
+    r = run(main, ["data", "adult", "--to", str(db)])
+    assert r.exit_code == 2 and "--replace" in r.output, r.output
+    r = run(main, ["data", "adult", "--to", str(db), "--table", "a2", "--part", "test", "--complete"])
+    assert r.exit_code == 0 and "loaded 15060 rows" in r.output, r.output
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*), count(DISTINCT id), min(id) FROM adult").fetchall() == [(32561, 32561, 1)]
+    con.close()
+    r = run(main, ["data", "adult", "--to", str(tmp_path / "new.duckdb"), "--table", ""])  # fails after the file was created
+    assert r.exit_code == 2, r.output
+    assert not (tmp_path / "new.duckdb").exists() and not (tmp_path / "new.duckdb.wal").exists()
+    assert run(main, ["data", "nosuch", "--to", str(db)]).exit_code == 2

@@ -1,27 +1,34 @@
-"""The README's examples run (docs that cannot drift).
+"""The README's examples run (docs that cannot drift), in the environment each
+block names, in README order, in a temporary working directory:
 
-Every fenced ``python`` block is executed, in README order, in a fresh
-namespace inside a temporary working directory. Every fenced ``sql`` block is
-run statement by statement (DuckDB shell dot-commands such as ``.read`` are
-skipped: the macros are already installed) on the connection ``con`` the
-preceding Python block left behind, else on a fresh connection that holds the
-bundled Adult data as table ``adult`` (with an ``id`` column), which the SQL
-reference examples use. ``bash`` blocks are not run here: the quick start and
-CLI have tests of their own. The SQL blocks also run in the real DuckDB shell
-in tests/test_cli_duckdb.py where they are self-contained."""
+* ``python`` blocks are executed in a fresh namespace each, like a script: the
+  DuckDB connections a block leaves open are closed when it ends;
+* ``sql`` blocks are piped into the real DuckDB shell (``duckdb-cli``, with
+  ``-bail``) on ``my.duckdb`` of that directory, from the repository root (the
+  README's ``.read macros/sqlanon.sql`` is relative to it) - the shell the
+  README tells the user to open, with nothing injected: the Adult table, the
+  macros and the ``ward`` project exist only because earlier README blocks made
+  them;
+* ``bash`` blocks: the ``sqlanon ...`` commands on ``my.duckdb`` (the README's
+  walkthrough) are run and must exit 0; the others (placeholders such as DB,
+  ``run.sh``, ``pip``) have tests of their own."""
 
 from __future__ import annotations
 
+import gc
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
-import sqlanon
-from sqlanon.datasets import load_adult
-
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
+DB = "my.duckdb"
 
 
 def _blocks() -> list[tuple[str, str, int]]:
@@ -29,22 +36,33 @@ def _blocks() -> list[tuple[str, str, int]]:
     return [(m.group(1), m.group(2), text.count("\n", 0, m.start()) + 1) for m in BLOCK.finditer(text)]
 
 
-def _statements(sql: str) -> list[str]:
-    lines = [ln for ln in sql.splitlines() if not ln.lstrip().startswith(".")]
-    # drop end-of-line comments (the examples annotate results with `-- ...`)
-    body = "\n".join(re.sub(r"--[^'\n]*$", "", ln) for ln in lines)
-    return [s.strip() for s in body.split(";") if s.strip()]
+def _walkthrough_commands(code: str) -> list[list[str]]:
+    """The ``sqlanon`` command lines of a bash block that work on my.duckdb."""
+    cmds = [shlex.split(line, comments=True) for line in code.splitlines()]
+    return [c for c in cmds if c and c[0] == "sqlanon" and DB in c]
 
 
 def test_readme_has_runnable_examples():
-    kinds = [k for k, _, _ in _blocks()]
+    blocks = _blocks()
+    kinds = [k for k, _, _ in blocks]
     assert kinds.count("python") >= 5 and kinds.count("sql") >= 4
+    commands = [c for k, code, _ in blocks if k == "bash" for c in _walkthrough_commands(code)]
+    assert {("sqlanon", "data"), ("sqlanon", "audit")} <= {tuple(c[:2]) for c in commands}
+
+
+def _close_connections(ns: dict) -> None:
+    for value in ns.values():
+        if isinstance(value, duckdb.DuckDBPyConnection):
+            value.close()
+    ns.clear()
+    gc.collect()
 
 
 @pytest.mark.slow
-def test_readme_examples_run(tmp_path, monkeypatch):
+def test_readme_examples_run(tmp_path, monkeypatch, duckdb_shell):
     monkeypatch.chdir(tmp_path)
-    last_con = None
+    db = tmp_path / DB
+    ran = {"python": 0, "sql": 0, "bash": 0}
     for kind, code, line in _blocks():
         if kind == "python":
             ns: dict = {"__name__": "readme_example"}
@@ -52,14 +70,21 @@ def test_readme_examples_run(tmp_path, monkeypatch):
                 exec(compile(code, f"README.md:{line}", "exec"), ns)
             except Exception as exc:  # pragma: no cover - the failure message is the point
                 pytest.fail(f"README.md line {line}: python example failed: {exc!r}")
-            last_con = ns.get("con")
+            finally:
+                _close_connections(ns)
         elif kind == "sql":
-            con = last_con
-            if con is None:
-                con = sqlanon.connect()
-                load_adult(con, "adult")
-            for stmt in _statements(code):
-                try:
-                    con.execute(stmt).fetchall()
-                except Exception as exc:  # pragma: no cover
-                    pytest.fail(f"README.md line {line}: SQL example failed: {stmt[:80]!r}: {exc}")
+            out = subprocess.run([duckdb_shell, "-bail", str(db)], input=code, cwd=ROOT,
+                                 capture_output=True, text=True, timeout=300)
+            if out.returncode != 0:  # pragma: no cover
+                pytest.fail(f"README.md line {line}: SQL example failed in the DuckDB shell: {out.stderr or out.stdout}")
+        elif kind == "bash":
+            commands = _walkthrough_commands(code)
+            for cmd in commands:
+                out = subprocess.run([sys.executable, "-m", "sqlanon", *cmd[1:]], cwd=tmp_path,
+                                     capture_output=True, text=True, timeout=300)
+                if out.returncode != 0:  # pragma: no cover
+                    pytest.fail(f"README.md line {line}: `{shlex.join(cmd)}` exited {out.returncode}: {out.stderr}")
+            if not commands:
+                continue
+        ran[kind] += 1
+    assert ran["sql"] >= 4 and ran["python"] >= 5 and ran["bash"] >= 2, ran
