@@ -544,7 +544,8 @@ class Publisher:
         """The release gate (docs/threat_model.md): the release, with every earlier
         one, against the adversary of SPEC §6b; refuses the release when any
         person's candidate SA set falls to 1..m-1 values."""
-        exposed, disclosed = self._run("_gate/gate.sql.j2", ctx, params)
+        (same,) = self._run("_gate/presence.sql.j2", ctx, params)
+        exposed, disclosed = self._run("_gate/gate.sql.j2", ctx | {"presence_same": bool(same)}, params)
         if exposed and (self.eligibility == "optimal-unsafe" or not self.spec.gated):
             return int(exposed)  # an explicitly unsafe choice: committed, its exposure reported
         if exposed:

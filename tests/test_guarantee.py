@@ -89,7 +89,8 @@ def gate_flags(con, m, present, strict):
     candidate set of 1..m-1 values (strict: 0..m-1, the generalized test)."""
     lo = 0 if strict else 1
     rows = con.execute("SELECT id FROM sqlanon_p__chains "
-                       "WHERE len(list_filter(chain, lambda x: bit_count(x) BETWEEN ? AND ?)) > 0",
+                       "WHERE len(list_filter(list_append(coalesce(chain, []), cmask), "
+                       "lambda x: bit_count(x) BETWEEN ? AND ?)) > 0",
                        [lo, m - 1]).fetchall()
     return {r[0] for r in rows} & set(present)
 
