@@ -68,6 +68,7 @@ def anonymize(
     hierarchies: Mapping[str, str] | None = None,
     output: str | None = None,
     eq_class: str = "eq_class",
+    keep: Sequence[str] = (),
 ) -> AnonymizeResult:
     """Publish a k-anonymous (with ``l``: distinct l-diverse) generalization of
     ``source`` as table ``output`` (default ``<source>_anonymized``).
@@ -77,8 +78,9 @@ def anonymize(
     order, published as hierarchy cells, when ``hierarchies`` maps the column to an
     ARX-layout table). ``strict=True`` cuts between values; ``strict=False``
     (relaxed) cuts at the middle row and splits rows equal to the cut value.
-    The output holds the generalized QIs (VARCHAR), ``sa`` and ``eq_class``; it
-    is written in one transaction, so on any error nothing is created.
+    The output holds the ``keep`` columns unchanged (none by default: an id kept
+    there is published), the generalized QIs (VARCHAR), ``sa`` and ``eq_class``;
+    it is written in one transaction, so on any error nothing is created.
     """
     if method != "mondrian":
         raise SqlanonError(f"method {method!r} is not supported; use method='mondrian'")
@@ -105,6 +107,11 @@ def anonymize(
     if not isinstance(eq_class, str) or not eq_class or eq_class in qi or eq_class == sa:
         raise SqlanonError(f"eq_class column name {eq_class!r} clashes with a QI/SA column of {source!r}; "
                            "pass eq_class='<another name>'")
+    keep = [keep] if isinstance(keep, str) else list(keep)
+    ident.require_columns(con, source, keep, role="keep column")
+    clash = [c for c in keep if c in qi or c == sa or c == eq_class or keep.count(c) > 1]
+    if clash:
+        raise SqlanonError(f"keep column {clash[0]!r} is listed twice or is also a QI/SA/eq_class column")
     output = output if output is not None else f"{source}_anonymized"
     if not isinstance(output, str) or not output:
         raise SqlanonError(f"output must be a table name, got {output!r}")
@@ -150,7 +157,7 @@ def anonymize(
 
     env = templates.environment()
     ctx = {"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
-           "use_l": l is not None, "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
+           "keep": [ident.quote(c) for c in keep], "use_l": l is not None, "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
     params = {"k": k, "l": l}
 
     def run(name: str, extra: dict | None = None) -> None:

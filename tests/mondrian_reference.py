@@ -1,0 +1,81 @@
+"""A slow, obvious Mondrian in plain Python: the reference for sqlanon.static.
+
+Recursive, one partition at a time, with the rules docs/static.md states:
+codes (a number is itself, a category its rank in sorted order), the widest QI
+by normalized width (range / table range, or distinct / table distinct) among
+those with an allowable cut, ties to the first QI; on it the most balanced
+allowable cut, ties to the smallest value. Strict: x <= v | x > v, both sides
+>= k rows and >= l distinct SA values. Relaxed: the row at position n // 2 in
+(x, row order) ends the left side. Returns the final partitions as lists of
+row indexes (0-based, in input order).
+"""
+
+from __future__ import annotations
+
+
+def mondrian(rows, numeric, k, l=None, strict=True, sa=None):
+    """rows: list of tuples of QI values; numeric: list of bools per QI;
+    sa: list of SA values (needed with l)."""
+    q = len(numeric)
+    codes = []
+    for d in range(q):
+        if numeric[d]:
+            codes.append([float(r[d]) for r in rows])
+        else:
+            order = {v: i for i, v in enumerate(sorted({str(r[d]) for r in rows}))}
+            codes.append([float(order[str(r[d])]) for r in rows])
+    dom_range = [max(c) - min(c) if c else 0 for c in codes]
+    dom_nd = [len(set(c)) for c in codes]
+    out = []
+
+    def split(part):
+        n = len(part)
+        best = None  # (key, dim, v, take)
+        for d in range(q):
+            xs = sorted(codes[d][i] for i in part)
+            values = sorted(set(xs))
+            if len(values) < 2:
+                continue
+            width = len(values) / dom_nd[d] if not numeric[d] else (values[-1] - values[0]) / dom_range[d]
+            if l is not None:
+                mins, maxs = {}, {}
+                for i in part:
+                    s = sa[i]
+                    mins[s] = min(mins.get(s, codes[d][i]), codes[d][i])
+                    maxs[s] = max(maxs.get(s, codes[d][i]), codes[d][i])
+                lo = sorted(mins.values())[l - 1]
+                hi = sorted(maxs.values(), reverse=True)[l - 1]
+            cands = []
+            for v in values:
+                cum = sum(1 for x in xs if x <= v)
+                c = sum(1 for x in xs if x == v)
+                if strict:
+                    ok = cum >= k and n - cum >= k and (l is None or lo <= v < hi)
+                    take = None
+                else:
+                    ok = n >= 2 * k and cum - c < n // 2 <= cum
+                    take = n // 2 - (cum - c)
+                if ok:
+                    cands.append((abs(2 * cum - n), v, take))
+            if not cands:
+                continue
+            bal, v, take = min(cands)
+            key = (-width, d, bal, v)
+            if best is None or key < best[0]:
+                best = (key, d, v, take)
+        if best is None:
+            out.append(sorted(part))
+            return
+        _, d, v, take = best
+        if strict:
+            left = [i for i in part if codes[d][i] <= v]
+        else:
+            ties = sorted(i for i in part if codes[d][i] == v)
+            left = [i for i in part if codes[d][i] < v] + ties[:take]
+        lset = set(left)
+        split(sorted(left))
+        split(sorted(i for i in part if i not in lset))
+
+    if rows:
+        split(list(range(len(rows))))
+    return out
