@@ -122,7 +122,8 @@ def anonymize(
     given = dict(hierarchies)
     spec = []
     for i, name in enumerate(qi):
-        entry = {"i": i, "name": ident.quote(name), "numeric": _is_numeric(cols[name]), "hier": None, "width": 0}
+        entry = {"i": i, "name": ident.quote(name), "numeric": _is_numeric(cols[name]), "hier": None, "width": 0,
+                 "ncp_numeric": _is_numeric(cols[name])}
         if name in hierarchies:
             htab = hierarchies.pop(name)
             hcols = ident.require_table(con, htab)
@@ -188,8 +189,9 @@ def anonymize(
             if cuts == 0:
                 break
         run("03_publish")
-        ncp, per = con.execute("SELECT ncp, per_column FROM sqlanon_ncp('sqlanon__mdr_grouped', ?, 'sqlanon__pid')",
-                               [qi]).fetchall()[0]
+        per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
+        per = dict(zip(qi, per_list))
+        ncp = sum(per_list) / len(per_list)
         run("09_cleanup")
         if sa is not None:
             pk, groups, rows, dl, el, _ = con.execute("SELECT * FROM sqlanon_profile(?, ?, ?)", [output, qi, sa]).fetchall()[0]

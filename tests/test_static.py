@@ -100,6 +100,9 @@ def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict):
                 assert _covers(pub[i][d], row[d]), (pub[i][d], row[d])
         ref = mondrian([r_[:-1] for r_ in rows], numeric, k, l=l, strict=strict, sa=[r_[-1] for r_ in rows])
         assert _partitions(con, "o") == sorted(ref)
+        # the NCP reported is sqlanon_ncp's over the exact rows grouped by class
+        con.execute("CREATE VIEW g AS SELECT t.*, o.eq_class FROM t JOIN o USING (id)")
+        assert r.ncp == pytest.approx(con.execute("SELECT ncp FROM sqlanon_ncp('g', ?, 'eq_class')", [qi]).fetchall()[0][0])
         assert r.classes == len(ref)
     finally:
         con.close()
