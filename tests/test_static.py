@@ -179,3 +179,24 @@ def test_adult_k10_and_l5(con):
     assert _ncp_of_published(con, "a10", "adult", ADULT_QI) == pytest.approx(r.ncp)
     r5 = anonymize(con, "adult", qi=ADULT_QI, sa="occupation", k=1, l=5, output="a_l5")
     assert r5.distinct_l >= 5 and r5.ncp < 40.0
+
+
+def test_cli_anonymize(tmp_path):
+    from click.testing import CliRunner
+
+    from sqlanon.cli import main
+
+    db = str(tmp_path / "a.duckdb")
+    con = sqlanon.connect(db)
+    load_adult(con, "adult", complete=True)
+    con.close()
+    res = CliRunner().invoke(main, ["anonymize", db, "adult", "--qi", ",".join(ADULT_QI), "--sa", "occupation",
+                                    "--k", "10", "--l", "3"])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("adult_anonymized: 30162 rows") and "distinct l = " in res.output
+    con = sqlanon.connect(db)
+    assert con.execute("SELECT k >= 10 AND distinct_l >= 3 FROM sqlanon_profile('adult_anonymized', ?, 'occupation')",
+                       [ADULT_QI]).fetchall()[0][0]
+    con.close()
+    res = CliRunner().invoke(main, ["anonymize", db, "adult", "--qi", "nope", "--k", "10", "--output", "x"])
+    assert res.exit_code == 2 and "'nope' is not a column" in res.output
