@@ -123,7 +123,7 @@ def anonymize(
     spec = []
     for i, name in enumerate(qi):
         entry = {"i": i, "name": ident.quote(name), "numeric": _is_numeric(cols[name]), "hier": None, "width": 0,
-                 "ncp_numeric": _is_numeric(cols[name])}
+                 "type": cols[name]}
         if name in hierarchies:
             htab = hierarchies.pop(name)
             hcols = ident.require_table(con, htab)
@@ -134,6 +134,10 @@ def anonymize(
             if bad:
                 raise SqlanonError(f"hierarchy {htab!r} for QI {name!r} is not a tree: level {bad[0][0]} "
                                    f"cell {bad[0][1]!r}: {bad[0][2]} (see sqlanon_hierarchy_violations)")
+            if entry["numeric"]:
+                raise SqlanonError(f"QI {name!r} of table {source!r} is numeric ({cols[name]}): Mondrian cuts it at "
+                                   "the median without a hierarchy; to generalize it by hierarchy cells, pass a "
+                                   "view of the table with the column cast to VARCHAR")
             entry.update(numeric=False, hier=ident.qualified(con, htab), width=len(hcols))
         spec.append(entry)
     if hierarchies:
