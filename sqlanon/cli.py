@@ -233,10 +233,6 @@ def check_cmd(db: str, table: str, qi: str, sa: str, m: int | None) -> None:
     con.close()
 
 
-if __name__ == "__main__":
-    main()
-
-
 @main.command("anonymize")
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("source")
@@ -271,3 +267,7 @@ def anonymize_cmd(db, source, qi, sa, k, l, relaxed, hierarchy, output) -> None:
         raise _bad(str(exc)) from exc
     finally:
         con.close()
+
+
+if __name__ == "__main__":
+    main()
