@@ -1,4 +1,4 @@
-"""Static anonymization: Mondrian k-anonymity (optionally distinct l-diversity)
+"""Static anonymization: Mondrian k-anonymity (optionally distinct l-diversity, t-closeness)
 as set-at-a-time SQL (seed 002; docs/static.md).
 
 This module validates, renders ``sql/mondrian/*.sql.j2`` and runs it: one
@@ -33,6 +33,7 @@ class AnonymizeResult:
     k: int                      # smallest published QI group (sqlanon_profile / sqlanon_k_anonymity)
     distinct_l: int | None      # smallest distinct SA count of a published group (None without sa)
     entropy_l: float | None
+    t: float | None             # largest EMD of a published group's SA distribution (equal distance; None without sa)
     ncp: float                  # % of rows x QIs (sqlanon_ncp over the exact values and eq_class)
     ncp_per_column: dict[str, float]
     discernibility: int         # sum of squared published QI group sizes
@@ -70,7 +71,8 @@ def anonymize(
     eq_class: str = "eq_class",
     keep: Sequence[str] = (),
 ) -> AnonymizeResult:
-    """Publish a k-anonymous (with ``l``: distinct l-diverse) generalization of
+    """Publish a k-anonymous (with ``l``: distinct l-diverse; with ``t``: t-close,
+    equal ground distance) generalization of
     ``source`` as table ``output`` (default ``<source>_anonymized``).
 
     Mondrian multidimensional partitioning (LeFevre et al. 2006): numeric QIs are
@@ -84,9 +86,6 @@ def anonymize(
     """
     if method != "mondrian":
         raise SqlanonError(f"method {method!r} is not supported; use method='mondrian'")
-    if t is not None:
-        raise SqlanonError("t-closeness as a Mondrian split constraint is not implemented yet; pass t=None "
-                           "and check the result with sqlanon_t_closeness")
     if not isinstance(strict, bool):
         raise SqlanonError(f"strict must be True or False, got {strict!r}")
     k = _positive_int(k, "k", 1)
@@ -96,12 +95,24 @@ def anonymize(
             raise SqlanonError(f"l = {l} needs the sensitive attribute: pass sa='<column of {source}>'")
         if not strict:
             raise SqlanonError("relaxed Mondrian with an l-diversity constraint is not implemented; use strict=True")
+    if t is not None:
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 1:
+            raise SqlanonError(f"t must be a number in (0, 1], got {t!r}")
+        t = float(t)
+        if sa is None:
+            raise SqlanonError(f"t = {t} needs the sensitive attribute: pass sa='<column of {source}>'")
+        if not strict:
+            raise SqlanonError("relaxed Mondrian with a t-closeness constraint is not implemented; use strict=True")
     if not isinstance(source, str) or not source:
         raise SqlanonError(f"source must be a table name, got {source!r}")
     cols = ident.require_table(con, source)
     qi = ident.require_qi(con, source, qi)
     if sa is not None:
         ident.require_columns(con, source, [sa], role="SA column")
+        if t is not None and _is_numeric(cols[sa]):
+            raise SqlanonError(f"SA column {sa!r} of table {source!r} is numeric: the t-closeness constraint uses the "
+                               "equal ground distance (categorical SA); the ordered distance is not implemented "
+                               "(cast the SA to VARCHAR in a view to use the equal distance)")
         if sa in qi:
             raise SqlanonError(f"SA column {sa!r} is also listed as a QI of table {source!r}; a column is one or the other")
     if not isinstance(eq_class, str) or not eq_class or eq_class in qi or eq_class == sa:
@@ -162,8 +173,8 @@ def anonymize(
 
     env = templates.environment()
     ctx = {"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
-           "keep": [ident.quote(c) for c in keep], "use_l": l is not None, "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
-    params = {"k": k, "l": l}
+           "keep": [ident.quote(c) for c in keep], "use_l": l is not None, "use_t": t is not None, "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
+    params = {"k": k, "l": l, "t": t}
 
     def run(name: str, extra: dict | None = None) -> None:
         p = dict(params, **(extra or {}))
@@ -199,22 +210,23 @@ def anonymize(
         run("09_cleanup")
         if sa is not None:
             pk, groups, rows, dl, el, _ = con.execute("SELECT * FROM sqlanon_profile(?, ?, ?)", [output, qi, sa]).fetchall()[0]
+            tc = con.execute("SELECT t FROM sqlanon_t_closeness(?, ?, ?, false)", [output, qi, sa]).fetchall()[0][0]
         else:
             pk, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [output, qi]).fetchall()[0]
-            dl = el = None
+            dl = el = tc = None
         classes = con.execute(f"SELECT count(DISTINCT {ident.quote(eq_class)}) FROM {ident.quote(output)}").fetchall()[0][0]
         disc = con.execute("SELECT discernibility FROM sqlanon_discernibility(?, ?)", [output, qi]).fetchall()[0][0]
         cavg = con.execute("SELECT c_avg FROM sqlanon_avg_group_size(?, ?, ?)", [output, qi, k]).fetchall()[0][0]
-        if pk < k or (l is not None and dl < l):  # the algorithm's guarantee, checked by the check macros
-            raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl} for requested "
-                               f"k = {k}, l = {l}; nothing was written (please report)")
+        if pk < k or (l is not None and dl < l) or (t is not None and tc > t):  # the guarantee, checked by the check macros
+            raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
+                               f"k = {k}, l = {l}, t = {t}; nothing was written (please report)")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
     return AnonymizeResult(
         table=output, rows=int(rows), classes=int(classes), k=int(pk), distinct_l=None if dl is None else int(dl),
-        entropy_l=None if el is None else float(el), ncp=float(ncp), ncp_per_column={a: float(b) for a, b in dict(per).items()},
+        entropy_l=None if el is None else float(el), t=None if tc is None else float(tc), ncp=float(ncp), ncp_per_column={a: float(b) for a, b in dict(per).items()},
         discernibility=int(disc), avg_class_size=float(cavg), levels=levels, seconds=time.perf_counter() - started,
-        params={"k": k, "l": l, "strict": strict, "qi": qi, "sa": sa, "hierarchies": given},
+        params={"k": k, "l": l, "strict": strict, "qi": qi, "sa": sa, "hierarchies": given, "t": t},
     )

@@ -6,14 +6,24 @@ by normalized width (range / table range, or distinct / table distinct) among
 those with an allowable cut, ties to the first QI; on it the most balanced
 allowable cut, ties to the smallest value. Strict: x <= v | x > v, both sides
 >= k rows and >= l distinct SA values. Relaxed: the row at position n // 2 in
-(x, row order) ends the left side. Returns the final partitions as lists of
+(x, row order) ends the left side. With t (strict), both sides' SA distributions
+are within EMD t - 1e-9 (equal ground distance) of the table's. Returns the final partitions as lists of
 row indexes (0-based, in input order).
 """
 
 from __future__ import annotations
 
 
-def mondrian(rows, numeric, k, l=None, strict=True, sa=None):
+def _emd(side, q):
+    """Equal-distance EMD between the SA distribution of ``side`` and ``q``."""
+    n = len(side)
+    cnt = {}
+    for s in side:
+        cnt[s] = cnt.get(s, 0) + 1
+    return 0.5 * sum(abs(cnt.get(s, 0) / n - qs) for s, qs in q.items())
+
+
+def mondrian(rows, numeric, k, l=None, strict=True, sa=None, t=None):
     """rows: list of tuples of QI values; numeric: list of bools per QI;
     sa: list of SA values (needed with l)."""
     q = len(numeric)
@@ -27,6 +37,10 @@ def mondrian(rows, numeric, k, l=None, strict=True, sa=None):
     dom_range = [max(c) - min(c) if c else 0 for c in codes]
     dom_nd = [len(set(c)) for c in codes]
     out = []
+    dist = {}
+    if t is not None:
+        for s in sa:
+            dist[s] = dist.get(s, 0) + 1 / len(sa)
 
     def split(part):
         n = len(part)
@@ -51,6 +65,10 @@ def mondrian(rows, numeric, k, l=None, strict=True, sa=None):
                 c = sum(1 for x in xs if x == v)
                 if strict:
                     ok = cum >= k and n - cum >= k and (l is None or lo <= v < hi)
+                    if ok and t is not None:
+                        left = [sa[i] for i in part if codes[d][i] <= v]
+                        right = [sa[i] for i in part if codes[d][i] > v]
+                        ok = _emd(left, dist) <= t - 1e-9 and _emd(right, dist) <= t - 1e-9
                     take = None
                 else:
                     ok = n >= 2 * k and cum - c < n // 2 <= cum

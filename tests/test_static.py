@@ -70,10 +70,10 @@ rows_strategy = st.integers(min_value=1, max_value=3).flatmap(
 
 @settings(max_examples=60)
 @given(spec=rows_strategy, data=st.data(), k=st.integers(1, 6), l=st.sampled_from([None, 2, 3]),
-       strict=st.booleans())
-def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict):
+       strict=st.booleans(), t=st.sampled_from([None, None, 0.2, 0.4]))
+def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t):
     q, numeric, n = spec
-    if l is not None and not strict:
+    if (l is not None or t is not None) and not strict:
         strict = True
     cols = [st.integers(-5, 30) if isnum else st.sampled_from(["a", "b", "c", "d", "e"]) for isnum in numeric]
     rows = data.draw(st.lists(st.tuples(*cols, st.sampled_from(["x", "y", "z", "w"])), min_size=n, max_size=n))
@@ -83,14 +83,16 @@ def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict):
         qi = [f"q{i}" for i in range(q)]
         if n < k or (l is not None and len({r[-1] for r in rows}) < l):
             with pytest.raises(SqlanonError):
-                anonymize(con, "t", qi=qi, sa="s", k=k, l=l, strict=strict, output="o", keep=["id"])
+                anonymize(con, "t", qi=qi, sa="s", k=k, l=l, t=t, strict=strict, output="o", keep=["id"])
             assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o'").fetchall()[0][0]
             return
-        r = anonymize(con, "t", qi=qi, sa="s", k=k, l=l, strict=strict, output="o", keep=["id"])
+        r = anonymize(con, "t", qi=qi, sa="s", k=k, l=l, t=t, strict=strict, output="o", keep=["id"])
         prof = con.execute("SELECT k, distinct_l, rows FROM sqlanon_profile('o', ?, 's')", [qi]).fetchall()[0]
         assert prof[0] >= k and prof[2] == n and r.k == prof[0]
         if l is not None:
             assert prof[1] >= l
+        if t is not None:
+            assert con.execute("SELECT t FROM sqlanon_t_closeness('o', ?, 's', false)", [qi]).fetchall()[0][0] <= t
         assert not con.execute("SELECT count(*) FROM sqlanon_k_anonymity_violations('o', ?, ?)", [qi, k]).fetchall()[0][0]
         # every published cell covers the row's original value; SA unchanged
         pub = {row[0]: row[1:] for row in con.execute(f"SELECT id, {', '.join(qi)}, s FROM o").fetchall()}
@@ -98,7 +100,7 @@ def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict):
             assert pub[i][-1] == row[-1]
             for d in range(q):
                 assert _covers(pub[i][d], row[d]), (pub[i][d], row[d])
-        ref = mondrian([r_[:-1] for r_ in rows], numeric, k, l=l, strict=strict, sa=[r_[-1] for r_ in rows])
+        ref = mondrian([r_[:-1] for r_ in rows], numeric, k, l=l, strict=strict, sa=[r_[-1] for r_ in rows], t=t)
         assert _partitions(con, "o") == sorted(ref)
         # the NCP reported is sqlanon_ncp's over the exact rows grouped by class
         con.execute("CREATE VIEW g AS SELECT t.*, o.eq_class FROM t JOIN o USING (id)")
@@ -132,6 +134,18 @@ def test_l_diversity_constraint(con):
     assert anonymize(con, "t", qi=["q0"], sa="s", k=2, output="o1").distinct_l == 1
     r = anonymize(con, "t", qi=["q0"], sa="s", k=2, l=2, output="o2")
     assert r.distinct_l == 2
+
+
+def test_t_closeness_constraint(con):
+    # SA sorted with q0 (q1 independent of it): the k-only cut on q0 leaves SA-pure
+    # halves (EMD 0.5); with t the cuts go along q1
+    _table(con, "t", [(i, i % 5, "x" if i < 10 else "y") for i in range(20)], ["INTEGER", "INTEGER"])
+    assert anonymize(con, "t", qi=["q0", "q1"], sa="s", k=2, output="o1").t == pytest.approx(0.5)
+    r = anonymize(con, "t", qi=["q0", "q1"], sa="s", k=2, t=0.2, output="o2")
+    assert r.t <= 0.2 and r.classes > 1
+    assert con.execute("SELECT t FROM sqlanon_t_closeness('o2', ['q0', 'q1'], 's', false)").fetchall()[0][0] == r.t
+    with pytest.raises(SqlanonError, match="numeric"):
+        anonymize(con, "t", qi=["s"], sa="q0", k=2, t=0.3, output="o3")
 
 
 def test_hierarchy(con):
