@@ -173,7 +173,8 @@ def anonymize(
 
     env = templates.environment()
     ctx = {"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
-           "keep": [ident.quote(c) for c in keep], "use_l": l is not None, "use_t": t is not None, "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
+           "keep": [ident.quote(c) for c in keep], "use_l": l is not None, "use_t": t is not None,
+           "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
     params = {"k": k, "l": l, "t": t}
 
     def run(name: str, extra: dict | None = None) -> None:
@@ -182,7 +183,11 @@ def anonymize(
             con.execute(stmt, templates.params_for(stmt, p))
 
     started = time.perf_counter()
-    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("BEGIN TRANSACTION")
+    except duckdb.Error as exc:
+        raise SqlanonError("the connection has an open transaction; commit or roll it back before anonymize "
+                           "(it runs as one transaction of its own)") from exc
     try:
         run("01_prepare")
         for c in spec:

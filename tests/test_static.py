@@ -180,6 +180,10 @@ def test_bad_input(con):
     anonymize(con, "t", qi=["q0"], k=1, output="o")
     with pytest.raises(SqlanonError, match="'o' already exists"):
         anonymize(con, "t", qi=["q0"], k=1, output="o")
+    con.execute("BEGIN")
+    with pytest.raises(SqlanonError, match="open transaction"):
+        anonymize(con, "t", qi=["q0"], k=1, output="o2")
+    con.execute("ROLLBACK")
     # no working tables left behind
     assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon__mdr%'").fetchall()[0][0]
 
