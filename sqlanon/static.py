@@ -10,6 +10,7 @@ checked with the same macros a user would run (``sqlanon_profile``,
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
@@ -64,6 +65,8 @@ def anonymize(
     k: int,
     l: int | None = None,
     t: float | None = None,
+    diversity: str = "distinct",
+    c: float | None = None,
     method: str = "mondrian",
     strict: bool = True,
     hierarchies: Mapping[str, str] | None = None,
@@ -89,12 +92,20 @@ def anonymize(
     if not isinstance(strict, bool):
         raise SqlanonError(f"strict must be True or False, got {strict!r}")
     k = _positive_int(k, "k", 1)
+    if diversity not in ("distinct", "entropy", "recursive"):
+        raise SqlanonError(f"diversity must be 'distinct', 'entropy' or 'recursive', got {diversity!r}")
     if l is not None:
         l = _positive_int(l, "l", 1)
         if sa is None:
             raise SqlanonError(f"l = {l} needs the sensitive attribute: pass sa='<column of {source}>'")
         if not strict:
             raise SqlanonError("relaxed Mondrian with an l-diversity constraint is not implemented; use strict=True")
+    if diversity == "recursive":
+        if l is None or c is None or isinstance(c, bool) or not isinstance(c, (int, float)) or c <= 0:
+            raise SqlanonError(f"recursive (c, l)-diversity needs l (an integer >= 1) and c > 0, got l = {l!r}, c = {c!r}")
+        c = float(c)
+    elif c is not None:
+        raise SqlanonError("c is the c of recursive (c, l)-diversity: pass diversity='recursive' with it")
     if t is not None:
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 1:
             raise SqlanonError(f"t must be a number in (0, 1], got {t!r}")
@@ -120,7 +131,7 @@ def anonymize(
                            "pass eq_class='<another name>'")
     keep = [keep] if isinstance(keep, str) else list(keep)
     ident.require_columns(con, source, keep, role="keep column")
-    clash = [c for c in keep if c in qi or c == sa or c == eq_class or keep.count(c) > 1]
+    clash = [x for x in keep if x in qi or x == sa or x == eq_class or keep.count(x) > 1]
     if clash:
         raise SqlanonError(f"keep column {clash[0]!r} is listed twice or is also a QI/SA/eq_class column")
     output = output if output is not None else f"{source}_anonymized"
@@ -157,13 +168,13 @@ def anonymize(
     # NULLs: a Mondrian cut has no place for them (drop or impute such rows first).
     checked = qi + ([sa] if sa is not None else [])
     nulls = con.execute(
-        "SELECT count(*), " + ", ".join(f"count(*) FILTER ({ident.quote(c)} IS NULL)" for c in checked)
+        "SELECT count(*), " + ", ".join(f"count(*) FILTER ({ident.quote(x)} IS NULL)" for x in checked)
         + (f", count(DISTINCT {ident.quote(sa)})" if sa is not None else "")
         + f" FROM {ident.qualified(con, source)}").fetchall()[0]
     n_rows = int(nulls[0])
-    for c, nn in zip(checked, nulls[1:1 + len(checked)]):
+    for col, nn in zip(checked, nulls[1:1 + len(checked)]):
         if nn:
-            raise SqlanonError(f"column {c!r} of table {source!r} has {nn} NULL values; Mondrian needs complete "
+            raise SqlanonError(f"column {col!r} of table {source!r} has {nn} NULL values; Mondrian needs complete "
                                "rows: filter them out (WHERE ... IS NOT NULL) or impute them first")
     if n_rows < k:
         raise SqlanonError(f"table {source!r} has {n_rows} rows, fewer than k = {k}: it cannot be k-anonymous")
@@ -171,11 +182,25 @@ def anonymize(
         raise SqlanonError(f"SA column {sa!r} of table {source!r} has {nulls[-1]} distinct values, fewer than "
                            f"l = {l}: no partition of it is l-diverse")
 
+    if l is not None and diversity != "distinct":
+        counts = [r[0] for r in con.execute(
+            f"SELECT count(*) AS n FROM {ident.qualified(con, source)} GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
+        total = sum(counts)
+        if diversity == "entropy" and -sum(x / total * math.log(x / total) for x in counts) < math.log(l) - 1e-12:
+            raise SqlanonError(f"SA column {sa!r} of table {source!r} is not entropy {l}-diverse as a whole "
+                               f"(exp(entropy) = {math.exp(-sum(x / total * math.log(x / total) for x in counts)):.3f}): "
+                               "no partition of it is; lower l")
+        if diversity == "recursive" and not (len(counts) >= l and counts[0] < c * sum(counts[l - 1:])):
+            raise SqlanonError(f"SA column {sa!r} of table {source!r} is not recursive ({c}, {l})-diverse as a whole: "
+                               "no partition of it is; raise c or lower l")
+
     env = templates.environment()
     ctx = {"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
-           "keep": [ident.quote(c) for c in keep], "use_l": l is not None, "use_t": t is not None,
+           "keep": [ident.quote(x) for x in keep], "use_l": l is not None and diversity == "distinct",
+           "diversity": diversity if l is not None else None, "use_t": t is not None,
+           "use_grid": t is not None or (l is not None and diversity != "distinct"),
            "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
-    params = {"k": k, "l": l, "t": t}
+    params = {"k": k, "l": l, "t": t, "c": c}
 
     def run(name: str, extra: dict | None = None) -> None:
         p = dict(params, **(extra or {}))
@@ -190,12 +215,12 @@ def anonymize(
                            "(it runs as one transaction of its own)") from exc
     try:
         run("01_prepare")
-        for c in spec:
-            if c["hier"]:
-                missing = con.execute(f"SELECT v FROM sqlanon__mdr_dict{c['i']} WHERE lv IS NULL ORDER BY v LIMIT 1"
+        for col in spec:
+            if col["hier"]:
+                missing = con.execute(f"SELECT v FROM sqlanon__mdr_dict{col['i']} WHERE lv IS NULL ORDER BY v LIMIT 1"
                                       ).fetchall()
                 if missing:
-                    raise SqlanonError(f"value {missing[0][0]!r} of QI {qi[c['i']]!r} is not in its hierarchy; "
+                    raise SqlanonError(f"value {missing[0][0]!r} of QI {qi[col['i']]!r} is not in its hierarchy; "
                                        "add it to the hierarchy table")
         levels, next_id = 0, 1
         level_sql = templates.render(env, "mondrian/02_level.sql.j2", ctx)
@@ -222,7 +247,11 @@ def anonymize(
         classes = con.execute(f"SELECT count(DISTINCT {ident.quote(eq_class)}) FROM {ident.quote(output)}").fetchall()[0][0]
         disc = con.execute("SELECT discernibility FROM sqlanon_discernibility(?, ?)", [output, qi]).fetchall()[0][0]
         cavg = con.execute("SELECT c_avg FROM sqlanon_avg_group_size(?, ?, ?)", [output, qi, k]).fetchall()[0][0]
-        if pk < k or (l is not None and dl < l) or (t is not None and tc > t):  # the guarantee, checked by the check macros
+        if l is not None and diversity == "recursive":
+            creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [output, qi, sa, l]).fetchall()[0][0]
+        bad_l = l is not None and (dl < l or (diversity == "entropy" and el < l - 1e-9)
+                                   or (diversity == "recursive" and (creq is None or creq >= c)))
+        if pk < k or bad_l or (t is not None and tc > t):  # the guarantee, checked by the check macros
             raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
                                f"k = {k}, l = {l}, t = {t}; nothing was written (please report)")
         con.execute("COMMIT")
@@ -233,5 +262,5 @@ def anonymize(
         table=output, rows=int(rows), classes=int(classes), k=int(pk), distinct_l=None if dl is None else int(dl),
         entropy_l=None if el is None else float(el), t=None if tc is None else float(tc), ncp=float(ncp), ncp_per_column={a: float(b) for a, b in dict(per).items()},
         discernibility=int(disc), avg_class_size=float(cavg), levels=levels, seconds=time.perf_counter() - started,
-        params={"k": k, "l": l, "strict": strict, "qi": qi, "sa": sa, "hierarchies": given, "t": t},
+        params={"k": k, "l": l, "strict": strict, "qi": qi, "sa": sa, "hierarchies": given, "t": t, "diversity": diversity, "c": c},
     )

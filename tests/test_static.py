@@ -13,7 +13,7 @@ import sqlanon
 from sqlanon import SqlanonError, anonymize
 from sqlanon.datasets import load_adult
 
-from mondrian_reference import mondrian
+from mondrian_reference import _diverse, mondrian
 
 ADULT_QI = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
 
@@ -70,9 +70,12 @@ rows_strategy = st.integers(min_value=1, max_value=3).flatmap(
 
 @settings(max_examples=60)
 @given(spec=rows_strategy, data=st.data(), k=st.integers(1, 6), l=st.sampled_from([None, 2, 3]),
-       strict=st.booleans(), t=st.sampled_from([None, None, 0.2, 0.4]))
-def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t):
+       strict=st.booleans(), t=st.sampled_from([None, None, 0.2, 0.4]),
+       div=st.sampled_from([("distinct", None), ("distinct", None), ("entropy", None), ("recursive", 2.0),
+                            ("recursive", 1.0)]))
+def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t, div):
     q, numeric, n = spec
+    diversity, c = div if l is not None else ("distinct", None)
     if (l is not None or t is not None) and not strict:
         strict = True
     cols = [st.integers(-5, 30) if isnum else st.sampled_from(["a", "b", "c", "d", "e"]) for isnum in numeric]
@@ -81,16 +84,25 @@ def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t):
     try:
         _table(con, "t", rows, ["INTEGER" if isnum else "VARCHAR" for isnum in numeric])
         qi = [f"q{i}" for i in range(q)]
-        if n < k or (l is not None and len({r[-1] for r in rows}) < l):
+        sas = [r_[-1] for r_ in rows]
+        if n < k or (l is not None and (len(set(sas)) < l
+                                        or (diversity != "distinct" and not _diverse(sas, l, diversity, c)))):
             with pytest.raises(SqlanonError):
-                anonymize(con, "t", qi=qi, sa="s", k=k, l=l, t=t, strict=strict, output="o", keep=["id"])
+                anonymize(con, "t", qi=qi, sa="s", k=k, l=l, t=t, strict=strict, output="o", keep=["id"],
+                          diversity=diversity, c=c)
             assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o'").fetchall()[0][0]
             return
-        r = anonymize(con, "t", qi=qi, sa="s", k=k, l=l, t=t, strict=strict, output="o", keep=["id"])
-        prof = con.execute("SELECT k, distinct_l, rows FROM sqlanon_profile('o', ?, 's')", [qi]).fetchall()[0]
+        r = anonymize(con, "t", qi=qi, sa="s", k=k, l=l, t=t, strict=strict, output="o", keep=["id"],
+                      diversity=diversity, c=c)
+        prof = con.execute("SELECT k, distinct_l, rows, entropy_l FROM sqlanon_profile('o', ?, 's')", [qi]).fetchall()[0]
         assert prof[0] >= k and prof[2] == n and r.k == prof[0]
         if l is not None:
             assert prof[1] >= l
+            if diversity == "entropy":
+                assert prof[3] >= l - 1e-9
+            if diversity == "recursive":
+                creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl('o', ?, 's', ?)", [qi, l]).fetchall()[0][0]
+                assert creq is not None and creq < c
         if t is not None:
             assert con.execute("SELECT t FROM sqlanon_t_closeness('o', ?, 's', false)", [qi]).fetchall()[0][0] <= t
         assert not con.execute("SELECT count(*) FROM sqlanon_k_anonymity_violations('o', ?, ?)", [qi, k]).fetchall()[0][0]
@@ -100,7 +112,7 @@ def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t):
             assert pub[i][-1] == row[-1]
             for d in range(q):
                 assert _covers(pub[i][d], row[d]), (pub[i][d], row[d])
-        ref = mondrian([r_[:-1] for r_ in rows], numeric, k, l=l, strict=strict, sa=[r_[-1] for r_ in rows], t=t)
+        ref = mondrian([r_[:-1] for r_ in rows], numeric, k, l=l, strict=strict, sa=sas, t=t, diversity=diversity, c=c)
         assert _partitions(con, "o") == sorted(ref)
         # the NCP reported is sqlanon_ncp's over the exact rows grouped by class
         con.execute("CREATE VIEW g AS SELECT t.*, o.eq_class FROM t JOIN o USING (id)")
@@ -146,6 +158,23 @@ def test_t_closeness_constraint(con):
     assert con.execute("SELECT t FROM sqlanon_t_closeness('o2', ['q0', 'q1'], 's', false)").fetchall()[0][0] == r.t
     with pytest.raises(SqlanonError, match="numeric"):
         anonymize(con, "t", qi=["s"], sa="q0", k=2, t=0.3, output="o3")
+
+
+def test_entropy_and_recursive_diversity(con):
+    # 20 x then 20 y along q0, with rows 0 and 39 swapped: distinct 2-diversity accepts
+    # classes of one y and many x, entropy 2-diversity needs balanced ones
+    _table(con, "t", [(i, "x" if (i < 20) != (i in (0, 39)) else "y") for i in range(40)], ["INTEGER"])
+    d = anonymize(con, "t", qi=["q0"], sa="s", k=1, l=2, output="d")
+    e = anonymize(con, "t", qi=["q0"], sa="s", k=1, l=2, diversity="entropy", output="e")
+    r = anonymize(con, "t", qi=["q0"], sa="s", k=1, l=2, diversity="recursive", c=1.5, output="r")
+    assert d.entropy_l < 2 <= d.distinct_l
+    assert e.entropy_l >= 2 - 1e-9
+    assert con.execute("SELECT c_required FROM sqlanon_recursive_cl('r', ['q0'], 's', 2)").fetchall()[0][0] < 1.5
+    with pytest.raises(SqlanonError, match="needs l"):
+        anonymize(con, "t", qi=["q0"], sa="s", k=1, diversity="recursive", output="x")
+    con.execute("UPDATE t SET s = 'z' WHERE q0 = 5")  # x 19, y 20, z 1: 3 values, exp(entropy) < 3
+    with pytest.raises(SqlanonError, match="not entropy 3-diverse"):
+        anonymize(con, "t", qi=["q0"], sa="s", k=1, l=3, diversity="entropy", output="x")
 
 
 def test_hierarchy(con):
