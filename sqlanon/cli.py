@@ -239,12 +239,16 @@ def check_cmd(db: str, table: str, qi: str, sa: str, m: int | None) -> None:
 @click.option("--qi", required=True, help="Comma-separated quasi-identifier columns.")
 @click.option("--sa", help="Sensitive attribute column (needed with --l; copied to the output).")
 @click.option("--k", "k", type=int, required=True, help="k of k-anonymity.")
-@click.option("--l", "l", type=int, help="Distinct l-diversity, enforced at every cut.")
+@click.option("--l", "l", type=int, help="l-diversity, enforced at every cut.")
+@click.option("--diversity", type=click.Choice(["distinct", "entropy", "recursive"]), default="distinct",
+              show_default=True, help="Which l-diversity (recursive needs --c).")
+@click.option("--c", "c", type=float, help="c of recursive (c, l)-diversity.")
+@click.option("--t", "t", type=float, help="t-closeness (EMD, equal ground distance), enforced at every cut.")
 @click.option("--relaxed", is_flag=True, help="Relaxed Mondrian (cuts through runs of equal values).")
 @click.option("--hierarchy", "hierarchy", multiple=True, metavar="COL=TABLE",
               help="ARX-layout hierarchy table for a categorical QI (repeatable).")
 @click.option("--output", help="Output table (default <source>_anonymized).")
-def anonymize_cmd(db, source, qi, sa, k, l, relaxed, hierarchy, output) -> None:
+def anonymize_cmd(db, source, qi, sa, k, l, diversity, c, t, relaxed, hierarchy, output) -> None:
     """Publish a Mondrian k-anonymous (l-diverse) generalization of SOURCE in DB."""
     from .errors import SqlanonError
     from .static import anonymize
@@ -257,10 +261,11 @@ def anonymize_cmd(db, source, qi, sa, k, l, relaxed, hierarchy, output) -> None:
         hier[col] = table
     con = _connect(db)
     try:
-        r = anonymize(con, source, qi=[c.strip() for c in qi.split(",") if c.strip()], sa=sa, k=k, l=l,
-                      strict=not relaxed, hierarchies=hier, output=output)
+        r = anonymize(con, source, qi=[x.strip() for x in qi.split(",") if x.strip()], sa=sa, k=k, l=l, t=t,
+                      diversity=diversity, c=c, strict=not relaxed, hierarchies=hier, output=output)
         click.echo(f"{r.table}: {r.rows} rows, {r.classes} classes, k = {r.k}"
-                   + (f", distinct l = {r.distinct_l}" if r.distinct_l is not None else "")
+                   + (f", distinct l = {r.distinct_l}, entropy l = {r.entropy_l:.2f}, t = {r.t:.3f}"
+                      if r.distinct_l is not None else "")
                    + f", NCP {r.ncp:.2f}%, discernibility {r.discernibility}, "
                    f"C_avg {r.avg_class_size:.2f}, {r.seconds:.2f} s")
     except SqlanonError as exc:

@@ -245,5 +245,9 @@ def test_cli_anonymize(tmp_path):
     assert con.execute("SELECT k >= 10 AND distinct_l >= 3 FROM sqlanon_profile('adult_anonymized', ?, 'occupation')",
                        [ADULT_QI]).fetchall()[0][0]
     con.close()
+    res = CliRunner().invoke(main, ["anonymize", db, "adult", "--qi", ",".join(ADULT_QI), "--sa", "occupation",
+                                    "--k", "5", "--l", "3", "--diversity", "entropy", "--t", "0.4", "--output", "e"])
+    assert res.exit_code == 0, res.output
+    assert float(res.output.split("entropy l = ")[1].split(",")[0]) >= 3 - 1e-6
     res = CliRunner().invoke(main, ["anonymize", db, "adult", "--qi", "nope", "--k", "10", "--output", "x"])
     assert res.exit_code == 2 and "'nope' is not a column" in res.output
