@@ -23,7 +23,8 @@ CREATE OR REPLACE MACRO sqlanon_prosecutor_risk(tbl, qi, threshold := 0.2) AS TA
     WHERE chk.sqlanon__ok = 1;
 COMMENT ON MACRO TABLE sqlanon_prosecutor_risk IS 'Prosecutor re-identification risk (risk = 1/QI group size). Args: tbl, qi list, threshold := 0.2. Returns records_at_risk, highest_risk, average_risk, rows, groups.';
 
--- Journalist and marketer models: tbl is a sample of population (same QI columns, in the same
+-- Journalist and marketer models (the constant sqlanon__c keeps COLUMNS non-empty for an
+-- empty or unknown QI list, so the check in chk, not the binder, reports it): tbl is a sample of population (same QI columns, in the same
 -- order, and the same coding: generalize the population like tbl first). F = the size of the
 -- population group with a record's QI tuple (at least its sample group's size f, so a
 -- population that misses sample rows does not yield a risk above 1). records_at_risk = fraction
@@ -40,12 +41,14 @@ CREATE OR REPLACE MACRO sqlanon_journalist_risk(tbl, population, qi, threshold :
                     ELSE sqlanon__require_cols(tbl, qi) + sqlanon__require_cols(population, qi) END AS sqlanon__ok
     ),
     s AS (
-        SELECT to_json(list_value(*COLUMNS(lambda c: list_contains(qi, c)))) AS key, count(*)::BIGINT AS f
-        FROM (SELECT COLUMNS(*)::VARCHAR FROM query_table(tbl::VARCHAR)) GROUP BY key
+        SELECT to_json(list_value(*COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c'))) AS key,
+               count(*)::BIGINT AS f
+        FROM (SELECT COLUMNS(*)::VARCHAR, '' AS sqlanon__c FROM query_table(tbl::VARCHAR)) GROUP BY key
     ),
     p AS (
-        SELECT to_json(list_value(*COLUMNS(lambda c: list_contains(qi, c)))) AS key, count(*)::BIGINT AS pf
-        FROM (SELECT COLUMNS(*)::VARCHAR FROM query_table(population::VARCHAR)) GROUP BY key
+        SELECT to_json(list_value(*COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__c'))) AS key,
+               count(*)::BIGINT AS pf
+        FROM (SELECT COLUMNS(*)::VARCHAR, '' AS sqlanon__c FROM query_table(population::VARCHAR)) GROUP BY key
     ),
     j AS (SELECT s.f, greatest(coalesce(p.pf, 0), s.f) AS big_f FROM s LEFT JOIN p USING (key))
     SELECT coalesce(sum(f) FILTER (WHERE 1.0 / big_f > threshold), 0) / nullif(sum(f), 0) AS records_at_risk,
