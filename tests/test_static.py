@@ -68,6 +68,7 @@ rows_strategy = st.integers(min_value=1, max_value=3).flatmap(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(spec=rows_strategy, data=st.data(), k=st.integers(1, 6), l=st.sampled_from([None, 2, 3]),
        strict=st.booleans(), t=st.sampled_from([None, None, 0.2, 0.4]),
