@@ -16,6 +16,7 @@
 .read macros/generalize.sql
 .read macros/ncp.sql
 .read macros/discernibility.sql
+.read macros/risk.sql
 .read macros/kl_divergence.sql
 .read macros/penalty_dl.sql
 .read macros/query_error.sql

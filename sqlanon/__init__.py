@@ -6,7 +6,8 @@ from .audit import AuditReport, audit
 from .publisher import Publisher, ReleaseResult
 from . import metrics
 from . import checks
+from .static import AnonymizeResult, anonymize
 
 __version__ = "0.1.0"
 
-__all__ = ["metrics", "Publisher", "ReleaseResult", "AuditReport", "audit", "SqlanonError", "Installed", "bundle", "connect", "install", "__version__"]
+__all__ = ["anonymize", "AnonymizeResult", "metrics", "Publisher", "ReleaseResult", "AuditReport", "audit", "SqlanonError", "Installed", "bundle", "connect", "install", "__version__"]

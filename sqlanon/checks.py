@@ -83,3 +83,24 @@ def t_closeness(con, table: str, qi: Sequence[str], sa: str, ordered: bool | Non
         typ = ident.table_columns(con, table)[sa].upper()
         ordered = typ.startswith(_NUMERIC) or typ.startswith("DECIMAL")
     return _one(con, "SELECT * FROM sqlanon_t_closeness(?, ?, ?, ?)", [ident.qualified(con, table), qi, sa, bool(ordered)])
+
+
+def reidentification_risk(con, table: str, qi: Sequence[str], threshold: float = 0.2,
+                          population: str | None = None) -> dict:
+    """Prosecutor risk of ``table`` (``sqlanon_prosecutor_risk``) and, with a
+    ``population`` table, journalist / marketer risk (``sqlanon_journalist_risk``);
+    docs/static.md "Risk". Keys are prefixed ``prosecutor_`` / ``journalist_``."""
+    from .errors import SqlanonError
+
+    qi = ident.require_qi(con, table, qi)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+        raise SqlanonError(f"threshold must be a number in [0, 1], got {threshold!r}")
+    out = {f"prosecutor_{k}": v for k, v in _one(
+        con, "SELECT * FROM sqlanon_prosecutor_risk(?, ?, threshold := ?)",
+        [ident.qualified(con, table), qi, float(threshold)]).items()}
+    if population is not None:
+        ident.require_qi(con, population, qi)
+        out.update({f"journalist_{k}": v for k, v in _one(
+            con, "SELECT * FROM sqlanon_journalist_risk(?, ?, ?, threshold := ?)",
+            [ident.qualified(con, table), ident.qualified(con, population), qi, float(threshold)]).items()})
+    return out

@@ -382,5 +382,51 @@ def data_cmd(name, db, table, part, complete, replace) -> None:
     click.echo(f"loaded {n} rows of Adult ({part}{', complete rows' if complete else ''}) into table {table!r} of {db}")
 
 
+@main.command("anonymize")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("source")
+@click.option("--qi", required=True, help="Comma-separated quasi-identifier columns.")
+@click.option("--sa", help="Sensitive attribute column (needed with --l; copied to the output).")
+@click.option("--k", "k", type=int, required=True, help="k of k-anonymity.")
+@click.option("--l", "l", type=int, help="l-diversity, enforced at every cut.")
+@click.option("--diversity", type=click.Choice(["distinct", "entropy", "recursive"]), default="distinct",
+              show_default=True, help="Which l-diversity (recursive needs --c).")
+@click.option("--c", "c", type=float, help="c of recursive (c, l)-diversity.")
+@click.option("--t", "t", type=float, help="t-closeness (EMD, equal ground distance), enforced at every cut.")
+@click.option("--relaxed", is_flag=True, help="Relaxed Mondrian (cuts through runs of equal values).")
+@click.option("--hierarchy", "hierarchy", multiple=True, metavar="COL=TABLE",
+              help="ARX-layout hierarchy table for a categorical QI (repeatable).")
+@click.option("--output", help="Output table (default <source>_anonymized).")
+def anonymize_cmd(db, source, qi, sa, k, l, diversity, c, t, relaxed, hierarchy, output) -> None:
+    """Publish a Mondrian k-anonymous (l-diverse) generalization of SOURCE in DB."""
+    hier = {}
+    for item in hierarchy:
+        col, sep, table = item.partition("=")
+        if not sep or not col or not table:
+            raise _bad(f"--hierarchy {item!r}: use COLUMN=TABLE")
+        hier[col] = table
+    with _no_new_file(db):
+        _anonymize(db, source, qi, sa, k, l, t, diversity, c, relaxed, hier, output)
+
+
+def _anonymize(db, source, qi, sa, k, l, t, diversity, c, relaxed, hier, output) -> None:
+    from .errors import SqlanonError
+    from .static import anonymize
+
+    con = _connect(db)
+    try:
+        r = anonymize(con, source, qi=[x.strip() for x in qi.split(",") if x.strip()], sa=sa, k=k, l=l, t=t,
+                      diversity=diversity, c=c, strict=not relaxed, hierarchies=hier, output=output)
+        click.echo(f"{r.table}: {r.rows} rows, {r.classes} classes, k = {r.k}"
+                   + (f", distinct l = {r.distinct_l}, entropy l = {r.entropy_l:.2f}, t = {r.t:.3f}"
+                      if r.distinct_l is not None else "")
+                   + f", NCP {r.ncp:.2f}%, discernibility {r.discernibility}, "
+                   f"C_avg {r.avg_class_size:.2f}, {r.seconds:.2f} s")
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    finally:
+        con.close()
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

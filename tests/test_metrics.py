@@ -232,7 +232,8 @@ def test_query_error_seeded(con):
 
 # --------------------------------------------- every QI-taking macro, bad QI list
 _ARGS = {"tbl": "'t'", "sa": "'s'", "k": "2", "l": "2", "m": "2", "ordered": "false", "group_col": "'g'",
-         "n_queries": "10", "selectivity": "0.1", "seed": "1"}
+         "n_queries": "10", "selectivity": "0.1", "seed": "1",
+         "population": "'t'", "threshold": "0.2"}
 
 
 def _qi_macros(con):

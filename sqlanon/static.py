@@ -1,0 +1,266 @@
+"""Static anonymization: Mondrian k-anonymity (optionally distinct l-diversity, t-closeness)
+as set-at-a-time SQL (seed 002; docs/static.md).
+
+This module validates, renders ``sql/mondrian/*.sql.j2`` and runs it: one
+statement group per *level* of the partition tree (every open partition is cut
+by the same statements), never a Python loop over partitions. The result is
+checked with the same macros a user would run (``sqlanon_profile``,
+``sqlanon_ncp``, ``sqlanon_discernibility``, ``sqlanon_avg_group_size``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import duckdb
+
+from . import ident, templates
+from .errors import SqlanonError
+
+_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+            "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE")
+
+
+@dataclass
+class AnonymizeResult:
+    """What :func:`anonymize` published and how good it is."""
+
+    table: str                  # the generalized table (QI generalized, SA, eq_class)
+    rows: int
+    classes: int                # equivalence classes (Mondrian partitions)
+    k: int                      # smallest published QI group (sqlanon_profile / sqlanon_k_anonymity)
+    distinct_l: int | None      # smallest distinct SA count of a published group (None without sa)
+    entropy_l: float | None
+    t: float | None             # largest EMD of a published group's SA distribution (equal distance; None without sa)
+    ncp: float                  # % of rows x QIs (sqlanon_ncp over the exact values and eq_class)
+    ncp_per_column: dict[str, float]
+    discernibility: int         # sum of squared published QI group sizes
+    avg_class_size: float       # (rows / published groups) / k requested
+    levels: int                 # levels of the partition tree (statement groups run)
+    seconds: float
+    params: dict = field(default_factory=dict)
+
+
+def _is_numeric(typ: str) -> bool:
+    return typ in _NUMERIC or typ.startswith("DECIMAL")
+
+
+def _positive_int(value, name: str, minimum: int) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise SqlanonError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def anonymize(
+    con: duckdb.DuckDBPyConnection,
+    source: str,
+    *,
+    qi: Sequence[str],
+    sa: str | None = None,
+    k: int,
+    l: int | None = None,
+    t: float | None = None,
+    diversity: str = "distinct",
+    c: float | None = None,
+    method: str = "mondrian",
+    strict: bool = True,
+    hierarchies: Mapping[str, str] | None = None,
+    output: str | None = None,
+    eq_class: str = "eq_class",
+    keep: Sequence[str] = (),
+) -> AnonymizeResult:
+    """Publish a k-anonymous (with ``l``: distinct l-diverse; with ``t``: t-close,
+    equal ground distance) generalization of
+    ``source`` as table ``output`` (default ``<source>_anonymized``).
+
+    Mondrian multidimensional partitioning (LeFevre et al. 2006): numeric QIs are
+    cut at the median, categorical QIs on their ordered value list (a hierarchy's
+    order, published as hierarchy cells, when ``hierarchies`` maps the column to an
+    ARX-layout table). ``strict=True`` cuts between values; ``strict=False``
+    (relaxed) cuts at the middle row and splits rows equal to the cut value.
+    The output holds the ``keep`` columns unchanged (none by default: an id kept
+    there is published), the generalized QIs (VARCHAR), ``sa`` and ``eq_class``;
+    it is written in one transaction, so on any error nothing is created.
+    """
+    if method != "mondrian":
+        raise SqlanonError(f"method {method!r} is not supported; use method='mondrian'")
+    if not isinstance(strict, bool):
+        raise SqlanonError(f"strict must be True or False, got {strict!r}")
+    k = _positive_int(k, "k", 1)
+    if diversity not in ("distinct", "entropy", "recursive"):
+        raise SqlanonError(f"diversity must be 'distinct', 'entropy' or 'recursive', got {diversity!r}")
+    if l is not None:
+        l = _positive_int(l, "l", 1)
+        if sa is None:
+            raise SqlanonError(f"l = {l} needs the sensitive attribute: pass sa='<column of {source}>'")
+        if not strict:
+            raise SqlanonError("relaxed Mondrian with an l-diversity constraint is not implemented; use strict=True")
+    if diversity == "recursive":
+        if l is None or c is None or isinstance(c, bool) or not isinstance(c, (int, float)) or c <= 0:
+            raise SqlanonError(f"recursive (c, l)-diversity needs l (an integer >= 1) and c > 0, got l = {l!r}, c = {c!r}")
+        c = float(c)
+    elif c is not None:
+        raise SqlanonError("c is the c of recursive (c, l)-diversity: pass diversity='recursive' with it")
+    if t is not None:
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 1:
+            raise SqlanonError(f"t must be a number in (0, 1], got {t!r}")
+        t = float(t)
+        if sa is None:
+            raise SqlanonError(f"t = {t} needs the sensitive attribute: pass sa='<column of {source}>'")
+        if not strict:
+            raise SqlanonError("relaxed Mondrian with a t-closeness constraint is not implemented; use strict=True")
+    if not isinstance(source, str) or not source:
+        raise SqlanonError(f"source must be a table name, got {source!r}")
+    cols = ident.require_table(con, source)
+    qi = ident.require_qi(con, source, qi)
+    if sa is not None:
+        ident.require_columns(con, source, [sa], role="SA column")
+        if t is not None and _is_numeric(cols[sa]):
+            raise SqlanonError(f"SA column {sa!r} of table {source!r} is numeric: the t-closeness constraint uses the "
+                               "equal ground distance (categorical SA); the ordered distance is not implemented "
+                               "(cast the SA to VARCHAR in a view to use the equal distance)")
+        if sa in qi:
+            raise SqlanonError(f"SA column {sa!r} is also listed as a QI of table {source!r}; a column is one or the other")
+    if not isinstance(eq_class, str) or not eq_class or eq_class in qi or eq_class == sa:
+        raise SqlanonError(f"eq_class column name {eq_class!r} clashes with a QI/SA column of {source!r}; "
+                           "pass eq_class='<another name>'")
+    keep = [keep] if isinstance(keep, str) else list(keep)
+    ident.require_columns(con, source, keep, role="keep column")
+    clash = [x for x in keep if x in qi or x == sa or x == eq_class or keep.count(x) > 1]
+    if clash:
+        raise SqlanonError(f"keep column {clash[0]!r} is listed twice or is also a QI/SA/eq_class column")
+    output = output if output is not None else f"{source}_anonymized"
+    if not isinstance(output, str) or not output:
+        raise SqlanonError(f"output must be a table name, got {output!r}")
+    if ident._exists(con, output):
+        raise SqlanonError(f"output table {output!r} already exists; drop it or pass output='<new name>'")
+
+    hierarchies = dict(hierarchies or {})
+    given = dict(hierarchies)
+    spec = []
+    for i, name in enumerate(qi):
+        entry = {"i": i, "name": ident.quote(name), "numeric": _is_numeric(cols[name]), "hier": None, "width": 0,
+                 "type": cols[name]}
+        if name in hierarchies:
+            htab = hierarchies.pop(name)
+            hcols = ident.require_table(con, htab)
+            if len(hcols) < 2:
+                raise SqlanonError(f"hierarchy {htab!r} for QI {name!r} needs >= 2 columns (value, level 1, ...)")
+            bad = con.execute("SELECT level, cell, problem FROM sqlanon_hierarchy_violations(?) LIMIT 1",
+                              [htab]).fetchall()
+            if bad:
+                raise SqlanonError(f"hierarchy {htab!r} for QI {name!r} is not a tree: level {bad[0][0]} "
+                                   f"cell {bad[0][1]!r}: {bad[0][2]} (see sqlanon_hierarchy_violations)")
+            if entry["numeric"]:
+                raise SqlanonError(f"QI {name!r} of table {source!r} is numeric ({cols[name]}): Mondrian cuts it at "
+                                   "the median without a hierarchy; to generalize it by hierarchy cells, pass a "
+                                   "view of the table with the column cast to VARCHAR")
+            entry.update(numeric=False, hier=ident.qualified(con, htab), width=len(hcols))
+        spec.append(entry)
+    if hierarchies:
+        raise SqlanonError(f"hierarchy given for {sorted(hierarchies)[0]!r}, which is not a QI of {source!r}")
+
+    # NULLs: a Mondrian cut has no place for them (drop or impute such rows first).
+    checked = qi + ([sa] if sa is not None else [])
+    nulls = con.execute(
+        "SELECT count(*), " + ", ".join(f"count(*) FILTER ({ident.quote(x)} IS NULL)" for x in checked)
+        + (f", count(DISTINCT {ident.quote(sa)})" if sa is not None else "")
+        + f" FROM {ident.qualified(con, source)}").fetchall()[0]
+    n_rows = int(nulls[0])
+    for col, nn in zip(checked, nulls[1:1 + len(checked)]):
+        if nn:
+            raise SqlanonError(f"column {col!r} of table {source!r} has {nn} NULL values; Mondrian needs complete "
+                               "rows: filter them out (WHERE ... IS NOT NULL) or impute them first")
+    if n_rows < k:
+        raise SqlanonError(f"table {source!r} has {n_rows} rows, fewer than k = {k}: it cannot be k-anonymous")
+    if l is not None and int(nulls[-1]) < l:
+        raise SqlanonError(f"SA column {sa!r} of table {source!r} has {nulls[-1]} distinct values, fewer than "
+                           f"l = {l}: no partition of it is l-diverse")
+
+    if l is not None and diversity != "distinct":
+        counts = [r[0] for r in con.execute(
+            f"SELECT count(*) AS n FROM {ident.qualified(con, source)} GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
+        total = sum(counts)
+        if diversity == "entropy" and -sum(x / total * math.log(x / total) for x in counts) < math.log(l) - 1e-12:
+            raise SqlanonError(f"SA column {sa!r} of table {source!r} is not entropy {l}-diverse as a whole "
+                               f"(exp(entropy) = {math.exp(-sum(x / total * math.log(x / total) for x in counts)):.3f}): "
+                               "no partition of it is; lower l")
+        if diversity == "recursive" and not (len(counts) >= l and counts[0] < c * sum(counts[l - 1:])):
+            raise SqlanonError(f"SA column {sa!r} of table {source!r} is not recursive ({c}, {l})-diverse as a whole: "
+                               "no partition of it is; raise c or lower l")
+
+    env = templates.environment()
+    ctx = {"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
+           "keep": [ident.quote(x) for x in keep], "use_l": l is not None and diversity == "distinct",
+           "diversity": diversity if l is not None else None, "use_t": t is not None,
+           "use_grid": t is not None or (l is not None and diversity != "distinct"),
+           "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
+    params = {"k": k, "l": l, "t": t, "c": c}
+
+    def run(name: str, extra: dict | None = None) -> None:
+        p = dict(params, **(extra or {}))
+        for stmt in templates.render(env, f"mondrian/{name}.sql.j2", ctx):
+            con.execute(stmt, templates.params_for(stmt, p))
+
+    started = time.perf_counter()
+    try:
+        con.execute("BEGIN TRANSACTION")
+    except duckdb.Error as exc:
+        raise SqlanonError("the connection has an open transaction; commit or roll it back before anonymize "
+                           "(it runs as one transaction of its own)") from exc
+    try:
+        run("01_prepare")
+        for col in spec:
+            if col["hier"]:
+                missing = con.execute(f"SELECT v FROM sqlanon__mdr_dict{col['i']} WHERE lv IS NULL ORDER BY v LIMIT 1"
+                                      ).fetchall()
+                if missing:
+                    raise SqlanonError(f"value {missing[0][0]!r} of QI {qi[col['i']]!r} is not in its hierarchy; "
+                                       "add it to the hierarchy table")
+        levels, next_id = 0, 1
+        level_sql = templates.render(env, "mondrian/02_level.sql.j2", ctx)
+        while True:
+            for j, stmt in enumerate(level_sql):
+                con.execute(stmt, templates.params_for(stmt, dict(params, next=next_id)))
+                if j == 0:
+                    cuts = con.execute("SELECT count(*) FROM sqlanon__mdr_cuts").fetchall()[0][0]
+            levels += 1
+            next_id += 2 * cuts
+            if cuts == 0:
+                break
+        run("03_publish")
+        per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
+        per = dict(zip(qi, per_list))
+        ncp = sum(per_list) / len(per_list)
+        run("09_cleanup")
+        if sa is not None:
+            pk, groups, rows, dl, el, _ = con.execute("SELECT * FROM sqlanon_profile(?, ?, ?)", [output, qi, sa]).fetchall()[0]
+            tc = con.execute("SELECT t FROM sqlanon_t_closeness(?, ?, ?, false)", [output, qi, sa]).fetchall()[0][0]
+        else:
+            pk, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [output, qi]).fetchall()[0]
+            dl = el = tc = None
+        classes = con.execute(f"SELECT count(DISTINCT {ident.quote(eq_class)}) FROM {ident.quote(output)}").fetchall()[0][0]
+        disc = con.execute("SELECT discernibility FROM sqlanon_discernibility(?, ?)", [output, qi]).fetchall()[0][0]
+        cavg = con.execute("SELECT c_avg FROM sqlanon_avg_group_size(?, ?, ?)", [output, qi, k]).fetchall()[0][0]
+        if l is not None and diversity == "recursive":
+            creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [output, qi, sa, l]).fetchall()[0][0]
+        bad_l = l is not None and (dl < l or (diversity == "entropy" and el < l - 1e-9)
+                                   or (diversity == "recursive" and (creq is None or creq >= c)))
+        if pk < k or bad_l or (t is not None and tc > t):  # the guarantee, checked by the check macros
+            raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
+                               f"k = {k}, l = {l}, t = {t}; nothing was written (please report)")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return AnonymizeResult(
+        table=output, rows=int(rows), classes=int(classes), k=int(pk), distinct_l=None if dl is None else int(dl),
+        entropy_l=None if el is None else float(el), t=None if tc is None else float(tc), ncp=float(ncp), ncp_per_column={a: float(b) for a, b in dict(per).items()},
+        discernibility=int(disc), avg_class_size=float(cavg), levels=levels, seconds=time.perf_counter() - started,
+        params={"k": k, "l": l, "strict": strict, "qi": qi, "sa": sa, "hierarchies": given, "t": t, "diversity": diversity, "c": c},
+    )
