@@ -97,8 +97,8 @@ def write(results: list[dict]) -> None:
         lines.append(f"| {r['model']} | {r['sa']} | {r['m']} | {r['output']} | {r['seed']} | {r['persons']:,} | "
                      f"{r['updated_total']:,} | **{r['narrowed']}** | {r['disclosed']} | {r['narrowed_to_real_value']} | "
                      f"{100 * r['counterfeit_share_last']:.1f}% | {r['ncp_mean']} | {r['release_seconds_max']} |")
-    lines.append("\nStatic `anatomy` is the documented unsafe baseline; `dynamic-anatomy` is reported by the gate, not "
-                 "refused (docs/threat_model.md). Counterfeits include ghosts (an updated person's earlier version kept "
+    lines.append("\nStatic `anatomy` is the documented unsafe baseline; `dynamic-anatomy` and m-invariance are checked "
+                 "by the release gate, which refuses an unsafe release (docs/threat_model.md). Counterfeits include ghosts (an updated person's earlier version kept "
                  "in its anchor group).\n")
     (out / "guarantee.md").write_text("\n".join(lines))
 
