@@ -85,8 +85,8 @@ _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "
 _NUMERIC = _INTEGER + ("FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
           "hist", "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms",
-          "gpres", "gdiff", "gcand", "gnew")
-_TEMP_VIEWS = ("rel",)  # dropped before the tables they read
+          "gdiff", "gcand", "gnew")
+_TEMP_VIEWS = ("rel", "gpres")  # dropped before the tables they read
 _RUNNING: set[int] = set()  # ids of connections running a release (Publisher.release)
 _RUNNING_LOCK = threading.Lock()
 
