@@ -16,6 +16,7 @@ from .errors import SqlanonError
 from .ident import quote
 from .install import connect
 from .naive import snapshot
+from .project import Project
 from .publisher import Publisher
 
 QI = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
@@ -39,7 +40,7 @@ def run(db: str | Path = "sqlanon_demo.duckdb", *, releases: int = 6, m: int = 5
     db = Path(db)
     con = connect(db)
     try:
-        own = (POOL, NOW, *_publisher(con, m, seed).tables.values())
+        own = (POOL, NOW, *Project(PROJECT).tables().values())
         others = con.execute(
             "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() WHERE NOT temporary UNION ALL "
             "SELECT view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary) "

@@ -22,31 +22,24 @@ from collections.abc import Sequence
 import duckdb
 
 from .errors import SqlanonError
-from .ident import check_project, quote, require_columns, require_m, require_qi
+from .ident import quote, require_columns, require_m, require_qi
+from .project import Project
 
 #: group_id of group g (1..G) of release r is r * GROUP_STRIDE + g: the naive
 #: publisher never keeps a group, so ids are never reused across releases.
 GROUP_STRIDE = 1_000_000_000
 
 
-def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    return bool(
-        con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND NOT temporary", [table]
-        ).fetchall()[0][0]
-    )
-
-
 def _create_tables(con, project: str, cols: dict[str, str], qi: list[str], sa: str, id_col: str) -> None:
-    p = f"sqlanon_{project}"
+    p = Project(project)
     qi_defs = ", ".join(f"{quote(c)} {cols[c]}" for c in qi)
-    con.execute(f"CREATE TABLE IF NOT EXISTS {quote(p + '_qit')} (release INTEGER, group_id BIGINT, {qi_defs})")
+    con.execute(f"CREATE TABLE IF NOT EXISTS {p.ref('qit')} (release INTEGER, group_id BIGINT, {qi_defs})")
     con.execute(
-        f"CREATE TABLE IF NOT EXISTS {quote(p + '_st')} "
+        f"CREATE TABLE IF NOT EXISTS {p.ref('st')} "
         f"(release INTEGER, group_id BIGINT, {quote(sa)} {cols[sa]}, count BIGINT)"
     )
     con.execute(
-        f"CREATE TABLE IF NOT EXISTS {quote(p + '_membership')} "
+        f"CREATE TABLE IF NOT EXISTS {p.ref('mem')} "
         f"(release INTEGER, id {cols[id_col]}, group_id BIGINT, is_counterfeit BOOLEAN, {quote(sa)} {cols[sa]})"
     )
 
@@ -68,20 +61,19 @@ def publish(
     ``sqlanon_<project>_qit / _st / _membership`` in one transaction.
     Rows that do not fit (l-eligibility) or have a NULL SA are suppressed.
     Returns the release number."""
-    check_project(project)
+    p = Project(project)
     l = require_m(l, name="l")
     qi = require_qi(con, source, qi)
     cols = require_columns(con, source, [id, sa], role="id/SA column")
     if sa in qi or id in qi or sa == id:
         raise SqlanonError(f"table {source!r}: the id {id!r}, the SA {sa!r} and the QI {qi} must be distinct columns")
-    p = f"sqlanon_{project}"
     con.execute("BEGIN TRANSACTION")
     try:
         _create_tables(con, project, cols, qi, sa, id)
         if release is None:
-            release = con.execute(f"SELECT coalesce(max(release), 0) + 1 FROM {quote(p + '_membership')}").fetchall()[0][0]
+            release = con.execute(f"SELECT coalesce(max(release), 0) + 1 FROM {p.ref('mem')}").fetchall()[0][0]
         elif con.execute(
-            f"SELECT count(*) FROM {quote(p + '_membership')} WHERE release = ?", [release]
+            f"SELECT count(*) FROM {p.ref('mem')} WHERE release = ?", [release]
         ).fetchall()[0][0]:
             raise SqlanonError(f"project {project!r} already has release {release}; publish the next number or drop it")
         con.execute(
@@ -92,14 +84,14 @@ def publish(
         base = int(release) * GROUP_STRIDE
         src_id = quote(id)
         con.execute(
-            f"INSERT INTO {quote(p + '_membership')} "
+            f"INSERT INTO {p.ref('mem')} "
             f"SELECT ?, s.{src_id}, g.group_id + ?, false, s.{quote(sa)} "
             f"FROM {quote(source)} AS s JOIN sqlanon__naive_groups AS g ON g.id = s.{src_id}",
             [release, base],
         )
         qs = ", ".join("s." + quote(c) for c in qi)
         con.execute(
-            f"INSERT INTO {quote(p + '_qit')} "
+            f"INSERT INTO {p.ref('qit')} "
             f"SELECT ?, g.group_id + ?, {', '.join('s.' + quote(c) for c in qi)} "
             f"FROM {quote(source)} AS s JOIN sqlanon__naive_groups AS g ON g.id = s.{src_id} "
             # public columns only (group, hash of the QI values): no id- or SA-dependent order
@@ -107,8 +99,8 @@ def publish(
             [release, base],
         )
         con.execute(
-            f"INSERT INTO {quote(p + '_st')} "
-            f"SELECT release, group_id, {quote(sa)}, count(*) FROM {quote(p + '_membership')} "
+            f"INSERT INTO {p.ref('st')} "
+            f"SELECT release, group_id, {quote(sa)}, count(*) FROM {p.ref('mem')} "
             f"WHERE release = ? GROUP BY ALL ORDER BY ALL",
             [release],
         )
@@ -192,13 +184,14 @@ def history(
     """Publish ``n_releases`` naive releases of a synthetic dynamic history over
     ``pool`` (see :func:`snapshot`). Returns the number of rows published per release."""
     sizes = []
-    tmp = f"sqlanon__naive_source_{project}"
+    p = Project(project)
+    tmp = p.scratch("naive_source")
     for t in range(1, n_releases + 1):
         snapshot(con, pool, tmp, t, sa=sa, n_releases=n_releases, id=id, seed=seed, **snapshot_options)
         r = publish(con, project, tmp, qi=qi, sa=sa, l=l, id=id, seed=seed + t)
         sizes.append(
             con.execute(
-                f"SELECT count(*) FROM {quote('sqlanon_' + project + '_membership')} WHERE release = ?", [r]
+                f"SELECT count(*) FROM {p.ref('mem')} WHERE release = ?", [r]
             ).fetchall()[0][0]
         )
     con.execute(f"DROP TABLE IF EXISTS {quote(tmp)}")
