@@ -18,10 +18,9 @@ templates of sql/anatomy/ (docs/dynamic_anatomy.md).
 from __future__ import annotations
 
 import json
-import os
+import logging
 import re
 import secrets
-import sys
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -78,8 +77,9 @@ MAX_SA_VALUES = 128
 QI_RESERVED = ("release", "group_id", "is_counterfeit")
 SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
 MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign)
-# pools at least this large are ranked by step 8's key-column sort (docs/publisher.md);
-# the environment variable SQLANON__ROWID_SORT_MIN_ROWS overrides it (tests use 0)
+# pools at least this large are ranked by step 8's key-column sort, smaller ones by
+# a window (docs/publisher.md; same result): read at each release, so a test sets it
+# with monkeypatch.setattr(sqlanon.publisher, "ROWID_SORT_MIN_ROWS", 0)
 ROWID_SORT_MIN_ROWS = 1_000_000
 _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
             "UHUGEINT")
@@ -132,12 +132,17 @@ class ReleaseResult:
                 + (" | unsafe baseline" if self.unsafe_baseline else ""))
 
 
-class _Profile:
-    """Per-statement timings of a release, printed to stderr when the environment
-    variable ``SQLANON_PROFILE`` is set (``SQLANON_PROFILE=1``)."""
+#: per-statement timings of every release are logged here at DEBUG level, e.g.
+#: ``logging.basicConfig(); logging.getLogger("sqlanon.profile").setLevel(logging.DEBUG)``
+PROFILE_LOG = logging.getLogger("sqlanon.profile")
 
-    def __init__(self, on: bool) -> None:
-        self.on, self.rows, self.t = on, [], time.perf_counter()
+
+class _Profile:
+    """Per-statement timings of a release, kept when ``PROFILE_LOG`` logs DEBUG
+    messages and logged as one message when the release has committed."""
+
+    def __init__(self) -> None:
+        self.on, self.rows, self.t = PROFILE_LOG.isEnabledFor(logging.DEBUG), [], time.perf_counter()
 
     def mark(self, label: str) -> None:
         if self.on:
@@ -149,7 +154,7 @@ class _Profile:
         if self.on:
             total = sum(s for _, s in self.rows) or 1.0
             lines = [f"{s * 1000:9.1f} ms {100 * s / total:5.1f}%  {label}" for label, s in self.rows]
-            print(f"SQLANON_PROFILE {head}: {total:.3f} s\n" + "\n".join(lines), file=sys.stderr, flush=True)
+            PROFILE_LOG.debug("profile of %s: %.3f s\n%s", head, total, "\n".join(lines))
 
 
 def _stmt_label(step: str, i: int, stmt: str) -> str:
@@ -476,8 +481,7 @@ class Publisher:
         counts = self._q(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
         # step 8's two ways to rank rows within a value (same result): a window for
         # small pools, a sort of the key columns read back by rowid for large ones
-        min_rows = int(os.environ.get("SQLANON__ROWID_SORT_MIN_ROWS", ROWID_SORT_MIN_ROWS))
-        ctx["sort_by_rowid"] = sum(int(n) for _, n in counts) >= min_rows
+        ctx["sort_by_rowid"] = sum(int(n) for _, n in counts) >= ROWID_SORT_MIN_ROWS
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[self.sa]}, delta BIGINT)")
         if not counts:
             return
@@ -563,20 +567,19 @@ class Publisher:
 
     def _release_once(self) -> ReleaseResult:
         t0 = time.perf_counter()
-        prof = _Profile(bool(os.environ.get("SQLANON_PROFILE")))
-        pause = os.environ.get("SQLANON__PAUSE_AT")  # test hook: SIGKILL test stops here
+        prof = _Profile()
         # step 8 reads positions from a table stored in ORDER BY order (DuckDB's
         # default); a session that turned this off gets it back after the release
         keep_order = self._q("SELECT current_setting('preserve_insertion_order')")[0][0]
         if not keep_order:
             self.con.execute("SET preserve_insertion_order = true")
         try:
-            return self._release(t0, prof, pause)
+            return self._release(t0, prof)
         finally:
             if not keep_order:
                 self.con.execute("SET preserve_insertion_order = false")
 
-    def _release(self, t0: float, prof: "_Profile", pause: str | None) -> ReleaseResult:
+    def _release(self, t0: float, prof: "_Profile") -> ReleaseResult:
         try:
             self.con.execute("BEGIN TRANSACTION")
         except duckdb.Error as exc:
@@ -607,9 +610,6 @@ class Publisher:
                     if step.startswith("90_"):
                         stats = rows[0]
                     prof.mark(_stmt_label(step, i, stmt))
-                if pause and step.startswith(pause):
-                    print("SQLANON_PAUSED", flush=True)
-                    time.sleep(3600)
             exposed = self._gate(ctx, params)
             prof.mark("release gate")
             fp = self._fingerprint()
