@@ -1,7 +1,7 @@
 """``sqlanon demo``: the main job on the bundled UCI Adult data (CC BY 4.0).
 
 Builds a DuckDB file, drives a dynamic source through several releases with
-inserts, deletes, updates and re-inserts (``sqlanon.naive.snapshot``'s seeded
+inserts, deletes, updates and re-inserts (``sqlanon.histories.snapshot``'s seeded
 history over Adult's complete rows), publishes each release with
 :class:`sqlanon.Publisher` and audits the whole history after every release.
 """
@@ -15,7 +15,7 @@ from .datasets import load_adult
 from .errors import SqlanonError
 from .ident import quote
 from .install import connect
-from .naive import snapshot
+from .histories import snapshot
 from .project import Project
 from .publisher import Publisher
 
