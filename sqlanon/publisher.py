@@ -83,7 +83,6 @@ MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign
 ROWID_SORT_MIN_ROWS = 1_000_000
 _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
             "UHUGEINT")
-_NUMERIC = _INTEGER + ("FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
           "hist", "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms",
           "gpres", "gdiff", "gcand", "gnew")
@@ -171,10 +170,6 @@ def _masked(exc: Exception) -> str:
         return str(exc)
     text = re.sub(r"'(?:[^']|'')*'", "?", str(exc))
     return re.sub(r"(?<![\w.\"])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w\"])", "?", text)
-
-
-def _is_numeric(typ: str) -> bool:
-    return typ.upper() in _NUMERIC or typ.upper().startswith("DECIMAL")
 
 
 class Publisher:
@@ -457,10 +452,18 @@ class Publisher:
     # ----------------------------------------------------------------- release
     def _context(self, cols: dict[str, str]) -> dict:
         T = self.proj.refs() | {k: quote(self.proj.temp(k)) for k in _TEMPS + _TEMP_VIEWS}
+        # numeric QI (macro sqlanon__numeric_type, the one definition) get ranges, the others value sets
+        try:
+            numeric = self._q(f"SELECT {', '.join('sqlanon__numeric_type(?)' for _ in self.qi)}",
+                              [cols[c] for c in self.qi])[0]
+        except duckdb.CatalogException as exc:
+            raise SqlanonError(f"cannot release project {self.project!r}: this connection lacks sqlanon's macros; "
+                               "open it with sqlanon.connect() or call sqlanon.install(con) first; nothing was "
+                               "written") from exc
         return {
             "T": T, "source": self._src(), "id": quote(self.id), "sa": quote(self.sa),
             "qi": [quote(c) for c in self.qi],
-            "qi_info": [(quote(c), _is_numeric(cols[c])) for c in self.qi],
+            "qi_info": [(quote(c), bool(n)) for c, n in zip(self.qi, numeric)],
             "mask_qi": [],  # set by _domains
             "generalized": self.output == "generalized",
             **dict(self.spec.context),
