@@ -6,7 +6,7 @@ A rendered template is cut into statements, and each statement's ``$name``
 parameters are found, by sqlglot's tokenizer in DuckDB's dialect: a ``;`` or
 ``$name`` inside a string literal or a comment is neither.
 A project may point at a folder of its own templates: a file there with the same
-relative path (e.g. ``m_invariance/07_assign.sql.j2``) overrides ours.
+relative path (e.g. ``m_invariance/08_assign.sql.j2``) overrides ours.
 """
 
 from __future__ import annotations
