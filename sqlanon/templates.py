@@ -79,9 +79,30 @@ def render(env: jinja2.Environment, name: str, context: dict) -> list[str]:
         raise SqlanonError(f"template {name} does not render to SQL that DuckDB's tokenizer reads: {exc}") from exc
 
 
-@functools.lru_cache(maxsize=1024)
-def _tokens(sql: str) -> tuple:
-    return tuple(_DUCKDB.tokenize(sql))
+# statement -> its parameters, filled when a template's text is split (one
+# tokenizer pass per rendered text; bounded like an LRU cache)
+_PARAMETERS: dict[str, frozenset[str]] = {}
+_MAX_CACHED = 4096
+
+
+def _scan(sql: str) -> list[tuple[str, frozenset[str]]]:
+    """One tokenizer pass over ``sql``: its statements with their parameters."""
+    out, begin, code, names = [], 0, False, set()
+    prev = None
+    for tok in _DUCKDB.tokenize(sql):
+        if tok.token_type == TokenType.SEMICOLON:
+            if code:
+                out.append((sql[begin:tok.end + 1].strip(), frozenset(names)))
+            begin, code, names = tok.end + 1, False, set()
+        else:
+            code = True
+            if (prev is not None and prev.token_type == TokenType.PARAMETER and prev.text == "$"
+                    and tok.start == prev.end + 1 and _NAME_RE.match(tok.text)):
+                names.add(tok.text)
+        prev = tok
+    if code:
+        out.append((sql[begin:].strip(), frozenset(names)))
+    return out
 
 
 @functools.lru_cache(maxsize=256)
@@ -93,30 +114,23 @@ def statements(sql: str) -> tuple[str, ...]:
     >>> statements("-- one;\nSELECT 'a;b'; -- two;\n\nSELECT 2")
     ("-- one;\nSELECT 'a;b';", '-- two;\n\nSELECT 2')
     """
-    out, begin, code = [], 0, False
-    for tok in _tokens(sql):
-        if tok.token_type == TokenType.SEMICOLON:
-            if code:
-                out.append(sql[begin:tok.end + 1].strip())
-            begin, code = tok.end + 1, False
-        else:
-            code = True
-    if code:
-        out.append(sql[begin:].strip())
-    return tuple(out)
+    found = _scan(sql)
+    if len(_PARAMETERS) > _MAX_CACHED:
+        _PARAMETERS.clear()
+    _PARAMETERS.update(found)
+    return tuple(stmt for stmt, _ in found)
 
 
-@functools.lru_cache(maxsize=1024)
 def parameters(statement: str) -> frozenset[str]:
     r"""The ``$name`` parameters of ``statement`` (not those in strings or comments).
 
     >>> sorted(parameters("SELECT $m, '$x--$y' -- $z\n, $seed"))
     ['m', 'seed']
     """
-    toks = _tokens(statement)
-    return frozenset(b.text for a, b in zip(toks, toks[1:])
-                     if a.token_type == TokenType.PARAMETER and a.text == "$" and b.start == a.end + 1
-                     and _NAME_RE.match(b.text))
+    used = _PARAMETERS.get(statement)
+    if used is None:
+        used = frozenset().union(*(names for _, names in _scan(statement)))
+    return used
 
 
 def params_for(statement: str, params: dict) -> dict:
