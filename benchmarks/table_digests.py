@@ -9,24 +9,18 @@ fingerprint; __secret left out; __chains as a set of rows).
     python benchmarks/table_digests.py before.json   # then change the code
     python benchmarks/table_digests.py after.json && cmp before.json after.json
 
-The history draws flip-back values from Python sets of strings, whose order
-depends on the hash seed, so the script reruns itself with PYTHONHASHSEED=0.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 
-if os.environ.get("PYTHONHASHSEED") != "0":
-    os.execve(sys.executable, [sys.executable, *sys.argv], dict(os.environ, PYTHONHASHSEED="0"))
-
-import sqlanon  # noqa: E402
-import sqlanon.naive as naive  # noqa: E402
-from sqlanon import publisher  # noqa: E402
-from sqlanon.datasets import load_adult  # noqa: E402
-from sqlanon.histories import history  # noqa: E402
+import sqlanon
+import sqlanon.naive as naive
+from sqlanon import publisher
+from sqlanon.datasets import load_adult
+from sqlanon.histories import history
 
 QI = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
 SA = "occupation"

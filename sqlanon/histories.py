@@ -44,7 +44,9 @@ def history(pool: pd.DataFrame, id: str, sa: str, *, releases: int, start: int, 
     n = len(pool)
     domain = np.array(sorted(pool[sa].dropna().unique()), dtype=object)
     sa_now = pool[sa].to_numpy(dtype=object).copy()
-    earlier = [set([v]) for v in sa_now]  # values each person had
+    # values each person had, in the order it had them (a dict, not a set: a set of
+    # strings iterates in an order that changes with the process's hash seed)
+    earlier = [{v: None} for v in sa_now]
     present = np.zeros(n, dtype=bool)
     present[:start] = True
     seen = present.copy()
@@ -68,7 +70,7 @@ def history(pool: pd.DataFrame, id: str, sa: str, *, releases: int, start: int, 
                     others = domain[domain != sa_now[i]]
                     v = others[rng.integers(len(others))]
                 sa_now[i] = v
-                earlier[i].add(v)
+                earlier[i][v] = None
             present[drop] = False
             present[back] = True
             k_ins = min(int(round(insert * len(idx))), n - nxt)
