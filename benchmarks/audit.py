@@ -24,6 +24,7 @@ import sqlanon
 import sqlanon.naive as naive
 from sqlanon.audit import CHECKS
 from sqlanon.datasets import load_adult
+from sqlanon.project import Project
 
 QI = ["age", "sex", "race", "education", "marital_status", "native_country"]
 GOAL_S = 10.0
@@ -51,8 +52,8 @@ def run(con, name: str, qi: list[str], args) -> dict:
           f"({sum(sizes)} rows) in {t_publish:.1f} s")
 
     t0 = time.perf_counter()
-    for t in ("qit", "st", "membership"):
-        con.execute(f"SELECT count(*), sum(hash(COLUMNS(*))) FROM sqlanon_{project}_{t}").fetchall()
+    for t in ("qit", "st", "mem"):
+        con.execute(f"SELECT count(*), sum(hash(COLUMNS(*))) FROM {Project(project).ref(t)}").fetchall()
     t_scan = time.perf_counter() - t0
 
     per_check = {}

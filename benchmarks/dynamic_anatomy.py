@@ -34,6 +34,7 @@ import time
 import sqlanon
 from sqlanon import Publisher
 from sqlanon.datasets import load_adult
+from sqlanon.project import Project
 
 OUT = pathlib.Path(__file__).parent / "results"
 QI = ["age", "occupation", "sex", "race"]
@@ -81,10 +82,11 @@ def change(con, kind, x, salt=7):
 def identity_copy(con, p) -> str:
     """A copy of project p's releases whose QI table holds the person id only."""
     q = p + "_idl"
-    con.execute(f"CREATE OR REPLACE TABLE sqlanon_{q}_qit AS SELECT release, group_id, id AS person "
-                f"FROM sqlanon_{p}_membership")
-    con.execute(f"CREATE OR REPLACE TABLE sqlanon_{q}_st AS FROM sqlanon_{p}_st")
-    con.execute(f"CREATE OR REPLACE TABLE sqlanon_{q}_membership AS FROM sqlanon_{p}_membership")
+    P, Q = Project(p), Project(q)
+    con.execute(f"CREATE OR REPLACE TABLE {Q.ref('qit')} AS SELECT release, group_id, id AS person "
+                f"FROM {P.ref('mem')}")
+    con.execute(f"CREATE OR REPLACE TABLE {Q.ref('st')} AS FROM {P.ref('st')}")
+    con.execute(f"CREATE OR REPLACE TABLE {Q.ref('mem')} AS FROM {P.ref('mem')}")
     return q
 
 
@@ -104,7 +106,7 @@ def def6_risk(con, project, l, ids, kind) -> float:
     membership of releases 1 and 2): the old partition for a delete, the new one
     for an insert, either for an update."""
     bad = con.execute(
-        f"""WITH m AS (SELECT release, id, group_id, capital_loss AS v FROM sqlanon_{project}_membership),
+        f"""WITH m AS (SELECT release, id, group_id, capital_loss AS v FROM {Project(project).ref('mem')}),
         pairs AS (SELECT DISTINCT o.group_id AS h, n.group_id AS g FROM m AS o JOIN m AS n
                   ON o.id = n.id AND o.release = 1 AND n.release = 2),
         so AS (SELECT group_id, v, count(*) AS c FROM m WHERE release = 1 GROUP BY ALL),

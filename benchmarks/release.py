@@ -581,7 +581,7 @@ def write_md(d: dict) -> None:
          + f", seed 003 {d.get('load_1min_seed003', float('nan')):.1f}, end {d.get('load_1min_end', float('nan')):.1f}. "
          f"Adult: {len(a['all_seconds'])} ORDER BYs and releases, interleaved (pairs); the first release of the "
          "process also compiles the Jinja templates (about 37 ms, once per process: later Publishers share them), "
-         "so it is the slowest pair. Synthetic: each time the best of 3 fresh runs (release_10m.json keeps all runs). Per-statement times of any release: `SQLANON_PROFILE=1`. "
+         "so it is the slowest pair. Synthetic: each time the best of 3 fresh runs (release_10m.json keeps all runs). Per-statement times of any release: logger `sqlanon.profile` at DEBUG (docs/publisher.md). "
          "Regenerate: `python benchmarks/release.py`; 10M rows: `--big` (writes release_10m.json).\n",
          "| measure | value | target |", "|---|---|---|",
          f"| Adult release (30,162 complete rows of adult.data, QI 7, SA occupation, m=5, generalized) | "

@@ -6,6 +6,16 @@
 -- name present) is decided by list_has_all; the list of missing names is only
 -- computed on the error path (0.75 ms per call against 1.07 ms when it was
 -- computed first).
+-- Whether a DuckDB type name (as DESCRIBE and typeof() spell it) is numeric: the
+-- integer types, FLOAT, DOUBLE (REAL) and DECIMAL(p, s). The one definition of a
+-- numeric column: NCP's (max - min) widths (sqlanon_ncp), the publisher's numeric
+-- QI (ranges instead of value sets; sqlanon/publisher.py asks this macro) and
+-- t-closeness's ordered distance (with the date and time types; sqlanon/checks.py).
+CREATE OR REPLACE MACRO sqlanon__numeric_type(t) AS
+    upper(t) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER',
+                 'UBIGINT', 'UHUGEINT', 'FLOAT', 'DOUBLE', 'REAL') OR upper(t) LIKE 'DECIMAL%';
+COMMENT ON MACRO sqlanon__numeric_type IS 'Internal: true if DuckDB type name t is numeric (integers, FLOAT, DOUBLE, DECIMAL).';
+
 CREATE OR REPLACE MACRO sqlanon__require_cols(tbl, cols) AS
     (SELECT CASE WHEN len(cols) > 0 AND list_has_all(tc, cols) THEN 1
                  WHEN cols IS NULL OR len(cols) = 0

@@ -2,7 +2,7 @@
 -- to delete and which counterfeit rows to add. Both read a *plan*: a table (or
 -- view) with columns sa_value and delta (target - count), e.g.
 --   CREATE TEMP TABLE plan AS FROM sqlanon_eligibility_targets('t', 'sa', 3);
--- or any method's targets written from Python (sqlanon.eligibility.plan_table).
+-- or any method's targets written from Python (sqlanon.eligibility.plan(..., into=...)).
 -- Row order inside an SA value is hash(id, seed) (same on every DuckDB version),
 -- so the same input and seed pick the same rows. Interface: docs/contracts.md.
 

@@ -27,11 +27,8 @@ CREATE OR REPLACE MACRO sqlanon_ncp(tbl, qi, group_col) AS TABLE
     ),
     typed AS (
         SELECT l.__g, l.col, l.v,
-               CASE WHEN t.t IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT',
-                                 'UINTEGER', 'UBIGINT', 'UHUGEINT', 'FLOAT', 'DOUBLE') OR t.t LIKE 'DECIMAL%'
-                    THEN TRY_CAST(l.v AS DOUBLE) END AS d,
-               (t.t IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT',
-                        'UINTEGER', 'UBIGINT', 'UHUGEINT', 'FLOAT', 'DOUBLE') OR t.t LIKE 'DECIMAL%') AS numeric
+               CASE WHEN sqlanon__numeric_type(t.t) THEN TRY_CAST(l.v AS DOUBLE) END AS d,
+               sqlanon__numeric_type(t.t) AS numeric
         FROM long l JOIN types t USING (col)
     ),
     dom AS (

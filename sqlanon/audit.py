@@ -33,7 +33,8 @@ import pandas as pd
 
 from . import templates
 from .errors import SqlanonError
-from .ident import check_project, quote, require_m
+from .ident import quote, require_m
+from .project import Project
 
 FINDING_COLUMNS = ["check", "kind", "id", "releases", "groups", "targets", "values", "disclosed", "n_disclosed",
                    "real"]
@@ -87,19 +88,17 @@ def _qi_linking(con: duckdb.DuckDBPyConnection, project: str, m: int, releases: 
     'qi_linking' the first release where some intersection holds 1..m-1 values,
     'absence' the first release where its absence alone does. ``real``: the set
     holds a value the person had. Returns why the check was skipped, or None."""
-    p = f"sqlanon_{project}"
-    need = [p + "_qit", p + "__persons", p + "__held", p + "__gone"]
-    missing = [t for t in need if not _table_exists(con, t)]
+    p = Project(project)
+    missing = [k for k in ("qit", "persons", "held", "gone") if not p.exists(con, k)]
     if missing:
-        return f"no table {missing[0]} (releases not made by sqlanon's publisher, or made before the release gate)"
-    qcols = [r[0] for r in con.execute(f"DESCRIBE {quote(p + '__persons')}").fetchall() if r[0] != "sqlanon__id"]
-    scols = [r[0] for r in con.execute(f"DESCRIBE {quote(p + '_st')}").fetchall()
+        return (f"no table {p.table(missing[0])} (releases not made by sqlanon's publisher, or made before the "
+                "release gate)")
+    qcols = [r[0] for r in con.execute(f"DESCRIBE {p.ref('persons')}").fetchall() if r[0] != "sqlanon__id"]
+    scols = [r[0] for r in con.execute(f"DESCRIBE {p.ref('st')}").fetchall()
              if r[0] not in ("release", "group_id", "count")]
     ch, cur = quote(table + "_ch"), quote(table + "_cur")
     ctx = {"qi": [quote(c) for c in qcols], "sa": quote(scols[0]),
-           "T": {k: quote(v) for k, v in {"qit": p + "_qit", "st": p + "_st", "mem": p + "_membership",
-                                          "persons": p + "__persons", "held": p + "__held",
-                                          "gone": p + "__gone"}.items()}
+           "T": {k: p.ref(k) for k in ("qit", "st", "mem", "persons", "held", "gone")}
            | {"ch": ch, "cur": cur, "out": "temp." + quote(table)}}
     stmts = templates.render(templates.environment(), "_audit/qi_linking.sql.j2", ctx)
     con.execute(f"CREATE OR REPLACE TEMP TABLE {ch} (id VARCHAR, chain VARCHAR[][], had VARCHAR[])")
@@ -207,13 +206,6 @@ def _sql_str(text: str) -> str:
     return str(text).replace("'", "''")
 
 
-def _table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return bool(
-        con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)", [name]).fetchall()[0][0]
-        or con.execute("SELECT count(*) FROM duckdb_views() WHERE lower(view_name) = lower(?)", [name]).fetchall()[0][0]
-    )
-
-
 def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
     """Audit every release of ``project`` against an adversary who holds them all.
 
@@ -223,39 +215,39 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
     comparison attacks need the QI table ``sqlanon_<project>_qit`` and are
     skipped without it. ``m`` is the privacy parameter (m of m-invariance, l of
     l-diversity for the comparison attacks). Only temporary objects are created."""
-    check_project(project)
+    p = Project(project)
     m = require_m(m)
-    p = f"sqlanon_{project}"
-    if not _table_exists(con, p + "_membership"):
+    if not p.exists(con, "mem"):
         raise SqlanonError(
-            f"project {project!r} has no table {p}_membership; the audit needs the release contract's "
+            f"project {project!r} has no table {p.table('mem')}; the audit needs the release contract's "
             "private membership table (docs/contracts.md) - publish a release first or check the project name"
         )
     temp_view = None
-    if not _table_exists(con, p + "_st"):
-        if not _table_exists(con, p + "_published"):
+    if not p.exists(con, "st"):
+        if not p.exists(con, "pub"):
             raise SqlanonError(
-                f"project {project!r} has neither {p}_st nor {p}_published; the audit needs the published SA per group"
+                f"project {project!r} has neither {p.table('st')} nor {p.table('pub')}; the audit needs the "
+                "published SA per group"
             )
-        cols = [r[0] for r in con.execute(f"DESCRIBE {quote(p + '_membership')}").fetchall()]
+        cols = [r[0] for r in con.execute(f"DESCRIBE {p.ref('mem')}").fetchall()]
         sa = [c for c in cols if c not in ("release", "id", "group_id", "is_counterfeit")]
         if len(sa) != 1:
-            raise SqlanonError(f"table {p}_membership must have exactly one SA column, found {sa}")
-        temp_view = p + "_st"
+            raise SqlanonError(f"table {p.table('mem')} must have exactly one SA column, found {sa}")
+        temp_view = p.table("st")
         con.execute(
             f"CREATE TEMP VIEW {quote(temp_view)} AS SELECT release, group_id, {quote(sa[0])}, count(*) AS count "
-            f"FROM {quote(p + '_published')} GROUP BY ALL"
+            f"FROM {p.ref('pub')} GROUP BY ALL"
         )
-    table = f"sqlanon__audit_{project}_{next(_serial)}"
+    table = p.scratch("audit", f"_{next(_serial)}")
     try:
         releases = [
-            r[0] for r in con.execute(f"SELECT DISTINCT release FROM {quote(p + '_st')} ORDER BY 1").fetchall()
+            r[0] for r in con.execute(f"SELECT DISTINCT release FROM {p.ref('st')} ORDER BY 1").fetchall()
         ]
         skipped: dict[str, str] = {}
         parts, params = [], []
         for name in CHECKS:
-            if name == "comparison" and not _table_exists(con, p + "_qit"):
-                skipped[name] = f"no QI table {p}_qit (not an anatomized release)"
+            if name == "comparison" and not p.exists(con, "qit"):
+                skipped[name] = f"no QI table {p.table('qit')} (not an anatomized release)"
                 continue
             parts.append(_FINDINGS_SQL[name])
             params += [project, m]
@@ -291,10 +283,9 @@ def ledger_m(con: duckdb.DuckDBPyConnection, project: str) -> int | None:
     """The privacy parameter a project was published with (``m``, or ``l`` for
     the anatomy models), read from its ledger ``sqlanon_<project>__ledger``;
     None when the project has no ledger (releases made by another tool)."""
-    check_project(project)
-    name = f"sqlanon_{project}__ledger"
-    if not _table_exists(con, name):
+    p = Project(project)
+    if not p.exists(con, "ledger"):
         return None
-    params = json.loads(con.execute(f"SELECT params FROM {quote(name)} ORDER BY release LIMIT 1").fetchall()[0][0])
+    params = json.loads(con.execute(f"SELECT params FROM {p.ref('ledger')} ORDER BY release LIMIT 1").fetchall()[0][0])
     value = params.get("m", params.get("l"))
     return None if value is None else int(value)

@@ -71,17 +71,16 @@ def m_uniqueness(con, table: str, qi: Sequence[str], sa: str, m: int) -> dict:
     return _one(con, "SELECT * FROM sqlanon_m_uniqueness(?, ?, ?, ?)", [ident.qualified(con, table), qi, _sa(con, table, sa), m])
 
 
-_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
-            "FLOAT", "DOUBLE", "DATE", "TIMESTAMP")
-
-
 def t_closeness(con, table: str, qi: Sequence[str], sa: str, ordered: bool | None = None) -> dict:
-    """t = max EMD over groups; ordered distance for numeric SA (or ordered=True), equal distance otherwise."""
+    """t = max EMD over groups; ordered distance for a numeric SA (macro
+    sqlanon__numeric_type), a date or a timestamp (or ordered=True), equal
+    distance otherwise."""
     qi = ident.require_qi(con, table, qi)
     _sa(con, table, sa)
     if ordered is None:
-        typ = ident.table_columns(con, table)[sa].upper()
-        ordered = typ.startswith(_NUMERIC) or typ.startswith("DECIMAL")
+        typ = ident.table_columns(con, table)[sa]
+        ordered = con.execute("SELECT sqlanon__numeric_type($t) OR upper($t) LIKE 'DATE%' OR upper($t) LIKE "
+                              "'TIMESTAMP%'", {"t": typ}).fetchall()[0][0]
     return _one(con, "SELECT * FROM sqlanon_t_closeness(?, ?, ?, ?)", [ident.qualified(con, table), qi, sa, bool(ordered)])
 
 

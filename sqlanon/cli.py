@@ -186,15 +186,14 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, 
     import duckdb
 
     from .errors import SqlanonError
+    from .project import Project
     from .publisher import Publisher
 
     con = _connect(db)
     try:
         _note_storage(con, db)
         qi_list = [c.strip() for c in qi.split(",")] if qi else None
-        name = f"sqlanon_{project}__ledger"
-        exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)", [name]).fetchall()[0][0]
-        if exists:
+        if Project(project).exists(con, "ledger"):
             pub = Publisher.open(con, project, templates_dir=templates_dir, source=source, id=id_col, qi=qi_list,
                                  sa=sa, model=model, m=m, l=l, output=output, seed=seed)
         else:

@@ -1,7 +1,7 @@
 """``sqlanon demo``: the main job on the bundled UCI Adult data (CC BY 4.0).
 
 Builds a DuckDB file, drives a dynamic source through several releases with
-inserts, deletes, updates and re-inserts (``sqlanon.naive.snapshot``'s seeded
+inserts, deletes, updates and re-inserts (``sqlanon.histories.snapshot``'s seeded
 history over Adult's complete rows), publishes each release with
 :class:`sqlanon.Publisher` and audits the whole history after every release.
 """
@@ -15,7 +15,8 @@ from .datasets import load_adult
 from .errors import SqlanonError
 from .ident import quote
 from .install import connect
-from .naive import snapshot
+from .histories import snapshot
+from .project import Project
 from .publisher import Publisher
 
 QI = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
@@ -39,7 +40,7 @@ def run(db: str | Path = "sqlanon_demo.duckdb", *, releases: int = 6, m: int = 5
     db = Path(db)
     con = connect(db)
     try:
-        own = (POOL, NOW, *_publisher(con, m, seed).tables.values())
+        own = (POOL, NOW, *Project(PROJECT).tables().values())
         others = con.execute(
             "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() WHERE NOT temporary UNION ALL "
             "SELECT view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary) "

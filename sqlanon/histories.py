@@ -1,5 +1,8 @@
 """Seeded dynamic histories of a source table, for tests, benchmarks and demos.
 
+:func:`snapshot` writes the source as it is at one release of a history over a
+pool table, in SQL (births, absences of one or two releases then
+re-insertion, SA updates; the demo and the naive publisher's histories).
 :func:`history` turns a pool of persons (a DataFrame with an id column) into
 the source as it is at each release: the first release holds ``start`` persons;
 each later release deletes some present persons, re-inserts some deleted ones,
@@ -13,15 +16,17 @@ numpy on the pool's rows; the same arguments give the same history.
 ...                      "disease": [f"d{i % 5}" for i in range(100)]})
 >>> h = history(pool, "id", "disease", releases=4, start=60, seed=1)
 >>> [len(x) for x in h]
-[60, 62, 64, 66]
+[60, 61, 64, 69]
 """
 
 from __future__ import annotations
 
+import duckdb
 import numpy as np
 import pandas as pd
 
 from .errors import SqlanonError
+from .ident import quote, require_columns
 
 
 def history(pool: pd.DataFrame, id: str, sa: str, *, releases: int, start: int, delete: float = 0.08,
@@ -39,7 +44,9 @@ def history(pool: pd.DataFrame, id: str, sa: str, *, releases: int, start: int, 
     n = len(pool)
     domain = np.array(sorted(pool[sa].dropna().unique()), dtype=object)
     sa_now = pool[sa].to_numpy(dtype=object).copy()
-    earlier = [set([v]) for v in sa_now]  # values each person had
+    # values each person had, in the order it had them (a dict, not a set: a set of
+    # strings iterates in an order that changes with the process's hash seed)
+    earlier = [{v: None} for v in sa_now]
     present = np.zeros(n, dtype=bool)
     present[:start] = True
     seen = present.copy()
@@ -63,7 +70,7 @@ def history(pool: pd.DataFrame, id: str, sa: str, *, releases: int, start: int, 
                     others = domain[domain != sa_now[i]]
                     v = others[rng.integers(len(others))]
                 sa_now[i] = v
-                earlier[i].add(v)
+                earlier[i][v] = None
             present[drop] = False
             present[back] = True
             k_ins = min(int(round(insert * len(idx))), n - nxt)
@@ -74,3 +81,59 @@ def history(pool: pd.DataFrame, id: str, sa: str, *, releases: int, start: int, 
         df[sa] = sa_now[present]
         out.append(df.reset_index(drop=True))
     return out
+
+
+def snapshot(
+    con: duckdb.DuckDBPyConnection,
+    pool: str,
+    out: str,
+    release: int,
+    *,
+    sa: str,
+    n_releases: int,
+    id: str = "id",
+    seed: int = 0,
+    present_pct: int = 90,
+    late_pct: int = 20,
+    update_pct: int = 20,
+) -> int:
+    """Create table ``out`` = the source as it is at ``release`` of a synthetic
+    dynamic history over the rows of ``pool`` (deterministic for a seed):
+
+    - a person is born at release 1, or (``late_pct`` %) at a later release: new rows;
+    - once born, it is present in a release with probability ``present_pct`` %
+      (a rotating window: absences last one or two releases, then the person is
+      back): deletions and re-insertions;
+    - ``update_pct`` % of the persons get, at one release >= 2, a different SA
+      value (drawn from the pool's SA domain) and keep it: updates.
+
+    Returns the number of rows of ``out``."""
+    require_columns(con, pool, [id, sa], role="id/SA column")
+    if n_releases < 2:
+        raise SqlanonError(f"n_releases must be >= 2, got {n_releases}")
+    k = max(1, ((n_releases - 1) * 100) // max(1, update_pct))
+    i, s = quote(id), quote(sa)
+    con.execute(
+        f"""
+        CREATE OR REPLACE TABLE {quote(out)} AS
+        WITH dom AS (SELECT list(DISTINCT {s} ORDER BY {s}) AS vals FROM {quote(pool)} WHERE {s} IS NOT NULL),
+        h AS (
+            SELECT p.*,
+                   CASE WHEN hash({i}, $seed, 'b') % 100 < $late
+                        THEN 2 + hash({i}, $seed, 'bt') % ($n - 1) ELSE 1 END AS _birth,
+                   hash({i}, $seed, 'p') % 100 AS _hp,
+                   2 + hash({i}, $seed, 'u') % $k AS _upd,
+                   hash({i}, $seed, 'v') AS _hv
+            FROM {quote(pool)} AS p
+        )
+        SELECT h.* EXCLUDE (_birth, _hp, _upd, _hv) REPLACE (
+                   CASE WHEN $t >= _upd AND {s} IS NOT NULL AND len(dom.vals) > 1
+                        THEN dom.vals[(((list_position(dom.vals, {s}) + _hv % (len(dom.vals) - 1)) % len(dom.vals)) + 1)::BIGINT]
+                        ELSE {s} END AS {s})
+        FROM h, dom
+        WHERE $t >= _birth AND (_hp + 7 * $t) % 100 < $present
+        ORDER BY {i}
+        """,
+        {"seed": seed, "late": late_pct, "n": n_releases, "k": k, "t": release, "present": present_pct},
+    )
+    return con.execute(f"SELECT count(*) FROM {quote(out)}").fetchall()[0][0]

@@ -69,7 +69,9 @@ def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def install(con: duckdb.DuckDBPyConnection) -> Installed:
-    """Load every ``sqlanon_`` macro and register the Python UDFs on ``con``.
+    """Load every ``sqlanon_`` macro and register the Python UDFs of
+    :mod:`sqlanon.udfs` on ``con`` (there are none today: every check is a SQL
+    macro, so the DuckDB shell has them all).
 
     Idempotent: macros use ``CREATE OR REPLACE``, UDFs already registered on this
     connection are replaced. On a read-only database the macros are created as

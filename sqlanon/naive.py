@@ -3,8 +3,12 @@ independent l-diverse Anatomy (Xiao & Tao 2006) of the current source, written
 in the release contract's shape (docs/contracts.md). Seeds 000 (Fig. 1) and
 004 (§3) show this to be unsafe over time; the audit finds out how unsafe.
 
-The grouping is the SQL macro ``sqlanon_anatomy_groups`` (macros/anatomy_groups.sql);
-this module only creates tables and moves rows with set-based SQL.
+This is the publisher's static Anatomy model (``Publisher(model="anatomy")``,
+the documented unsafe baseline; sql/anatomy/), called with the naive
+publisher's short signature: rows with a NULL SA value are left out (the
+Publisher refuses them) and the rest go through one Publisher release (one
+transaction, ledger, parameter checks). The synthetic dynamic histories it
+publishes come from :mod:`sqlanon.histories`.
 
 >>> import sqlanon, sqlanon.naive as naive
 >>> con = sqlanon.connect()
@@ -22,33 +26,11 @@ from collections.abc import Sequence
 import duckdb
 
 from .errors import SqlanonError
-from .ident import check_project, quote, require_columns, require_m, require_qi
+from .histories import snapshot
+from .ident import qualified, quote, require_columns, require_m, require_qi
+from .project import Project
 
-#: group_id of group g (1..G) of release r is r * GROUP_STRIDE + g: the naive
-#: publisher never keeps a group, so ids are never reused across releases.
-GROUP_STRIDE = 1_000_000_000
-
-
-def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    return bool(
-        con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND NOT temporary", [table]
-        ).fetchall()[0][0]
-    )
-
-
-def _create_tables(con, project: str, cols: dict[str, str], qi: list[str], sa: str, id_col: str) -> None:
-    p = f"sqlanon_{project}"
-    qi_defs = ", ".join(f"{quote(c)} {cols[c]}" for c in qi)
-    con.execute(f"CREATE TABLE IF NOT EXISTS {quote(p + '_qit')} (release INTEGER, group_id BIGINT, {qi_defs})")
-    con.execute(
-        f"CREATE TABLE IF NOT EXISTS {quote(p + '_st')} "
-        f"(release INTEGER, group_id BIGINT, {quote(sa)} {cols[sa]}, count BIGINT)"
-    )
-    con.execute(
-        f"CREATE TABLE IF NOT EXISTS {quote(p + '_membership')} "
-        f"(release INTEGER, id {cols[id_col]}, group_id BIGINT, is_counterfeit BOOLEAN, {quote(sa)} {cols[sa]})"
-    )
+__all__ = ["publish", "history", "snapshot"]
 
 
 def publish(
@@ -63,117 +45,36 @@ def publish(
     release: int | None = None,
     seed: int = 0,
 ) -> int:
-    """Publish ``source`` as the next release (or release ``release``) of
-    ``project``: an independent l-diverse Anatomy, written to
-    ``sqlanon_<project>_qit / _st / _membership`` in one transaction.
-    Rows that do not fit (l-eligibility) or have a NULL SA are suppressed.
-    Returns the release number."""
-    check_project(project)
+    """Publish ``source`` as the next release of ``project`` (``release``, when
+    given, must be that next number): an independent l-diverse Anatomy by
+    ``Publisher(model="anatomy", l=l, seed=seed)``, written to
+    ``sqlanon_<project>_qit / _st / _membership`` (and the project's private
+    state) in one transaction. Rows that do not fit (l-eligibility) or have a
+    NULL SA are suppressed. ``seed`` is the project's: every release of a
+    project takes the same one. Returns the release number."""
+    from .publisher import Publisher
+
+    p = Project(project)
     l = require_m(l, name="l")
     qi = require_qi(con, source, qi)
-    cols = require_columns(con, source, [id, sa], role="id/SA column")
+    require_columns(con, source, [id, sa], role="id/SA column")
     if sa in qi or id in qi or sa == id:
         raise SqlanonError(f"table {source!r}: the id {id!r}, the SA {sa!r} and the QI {qi} must be distinct columns")
-    p = f"sqlanon_{project}"
-    con.execute("BEGIN TRANSACTION")
+    # the Publisher's source: the rows with an SA value, under one name per project
+    view = quote(p.scratch("naive"))
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT * FROM {qualified(con, source)} "
+                f"WHERE {quote(sa)} IS NOT NULL")
     try:
-        _create_tables(con, project, cols, qi, sa, id)
-        if release is None:
-            release = con.execute(f"SELECT coalesce(max(release), 0) + 1 FROM {quote(p + '_membership')}").fetchall()[0][0]
-        elif con.execute(
-            f"SELECT count(*) FROM {quote(p + '_membership')} WHERE release = ?", [release]
-        ).fetchall()[0][0]:
-            raise SqlanonError(f"project {project!r} already has release {release}; publish the next number or drop it")
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE sqlanon__naive_groups AS "
-            "SELECT * FROM sqlanon_anatomy_groups(?, ?, ?, ?, seed := ?)",
-            [source, id, sa, l, seed],
-        )
-        base = int(release) * GROUP_STRIDE
-        src_id = quote(id)
-        con.execute(
-            f"INSERT INTO {quote(p + '_membership')} "
-            f"SELECT ?, s.{src_id}, g.group_id + ?, false, s.{quote(sa)} "
-            f"FROM {quote(source)} AS s JOIN sqlanon__naive_groups AS g ON g.id = s.{src_id}",
-            [release, base],
-        )
-        qs = ", ".join("s." + quote(c) for c in qi)
-        con.execute(
-            f"INSERT INTO {quote(p + '_qit')} "
-            f"SELECT ?, g.group_id + ?, {', '.join('s.' + quote(c) for c in qi)} "
-            f"FROM {quote(source)} AS s JOIN sqlanon__naive_groups AS g ON g.id = s.{src_id} "
-            # public columns only (group, hash of the QI values): no id- or SA-dependent order
-            f"ORDER BY g.group_id, hash({qs})",
-            [release, base],
-        )
-        con.execute(
-            f"INSERT INTO {quote(p + '_st')} "
-            f"SELECT release, group_id, {quote(sa)}, count(*) FROM {quote(p + '_membership')} "
-            f"WHERE release = ? GROUP BY ALL ORDER BY ALL",
-            [release],
-        )
-        con.execute("DROP TABLE sqlanon__naive_groups")
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    return int(release)
-
-
-def snapshot(
-    con: duckdb.DuckDBPyConnection,
-    pool: str,
-    out: str,
-    release: int,
-    *,
-    sa: str,
-    n_releases: int,
-    id: str = "id",
-    seed: int = 0,
-    present_pct: int = 90,
-    late_pct: int = 20,
-    update_pct: int = 20,
-) -> int:
-    """Create table ``out`` = the source as it is at ``release`` of a synthetic
-    dynamic history over the rows of ``pool`` (deterministic for a seed):
-
-    - a person is born at release 1, or (``late_pct`` %) at a later release: new rows;
-    - once born, it is present in a release with probability ``present_pct`` %
-      (a rotating window: absences last one or two releases, then the person is
-      back): deletions and re-insertions;
-    - ``update_pct`` % of the persons get, at one release >= 2, a different SA
-      value (drawn from the pool's SA domain) and keep it: updates.
-
-    Returns the number of rows of ``out``."""
-    require_columns(con, pool, [id, sa], role="id/SA column")
-    if n_releases < 2:
-        raise SqlanonError(f"n_releases must be >= 2, got {n_releases}")
-    k = max(1, ((n_releases - 1) * 100) // max(1, update_pct))
-    i, s = quote(id), quote(sa)
-    con.execute(
-        f"""
-        CREATE OR REPLACE TABLE {quote(out)} AS
-        WITH dom AS (SELECT list(DISTINCT {s} ORDER BY {s}) AS vals FROM {quote(pool)} WHERE {s} IS NOT NULL),
-        h AS (
-            SELECT p.*,
-                   CASE WHEN hash({i}, $seed, 'b') % 100 < $late
-                        THEN 2 + hash({i}, $seed, 'bt') % ($n - 1) ELSE 1 END AS _birth,
-                   hash({i}, $seed, 'p') % 100 AS _hp,
-                   2 + hash({i}, $seed, 'u') % $k AS _upd,
-                   hash({i}, $seed, 'v') AS _hv
-            FROM {quote(pool)} AS p
-        )
-        SELECT h.* EXCLUDE (_birth, _hp, _upd, _hv) REPLACE (
-                   CASE WHEN $t >= _upd AND {s} IS NOT NULL AND len(dom.vals) > 1
-                        THEN dom.vals[(((list_position(dom.vals, {s}) + _hv % (len(dom.vals) - 1)) % len(dom.vals)) + 1)::BIGINT]
-                        ELSE {s} END AS {s})
-        FROM h, dom
-        WHERE $t >= _birth AND (_hp + 7 * $t) % 100 < $present
-        ORDER BY {i}
-        """,
-        {"seed": seed, "late": late_pct, "n": n_releases, "k": k, "t": release, "present": present_pct},
-    )
-    return con.execute(f"SELECT count(*) FROM {quote(out)}").fetchall()[0][0]
+        pub = Publisher(con, project, source=p.scratch("naive"), id=id, qi=qi, sa=sa, model="anatomy", l=l, seed=seed)
+        last = pub.last_release()
+        if release is not None and release != last + 1:
+            if release <= last:
+                raise SqlanonError(f"project {project!r} already has release {release}; publish the next number "
+                                   f"({last + 1}) or leave release out")
+            raise SqlanonError(f"project {project!r} has {last} releases; the next is {last + 1}, not {release}")
+        return pub.release().release
+    finally:
+        con.execute(f"DROP VIEW IF EXISTS temp.{view}")
 
 
 def history(
@@ -190,15 +91,17 @@ def history(
     **snapshot_options,
 ) -> list[int]:
     """Publish ``n_releases`` naive releases of a synthetic dynamic history over
-    ``pool`` (see :func:`snapshot`). Returns the number of rows published per release."""
+    ``pool`` (see :func:`sqlanon.histories.snapshot`), all with ``seed``.
+    Returns the number of rows published per release."""
     sizes = []
-    tmp = f"sqlanon__naive_source_{project}"
+    p = Project(project)
+    tmp = p.scratch("naive_history")
     for t in range(1, n_releases + 1):
         snapshot(con, pool, tmp, t, sa=sa, n_releases=n_releases, id=id, seed=seed, **snapshot_options)
-        r = publish(con, project, tmp, qi=qi, sa=sa, l=l, id=id, seed=seed + t)
+        r = publish(con, project, tmp, qi=qi, sa=sa, l=l, id=id, seed=seed)
         sizes.append(
             con.execute(
-                f"SELECT count(*) FROM {quote('sqlanon_' + project + '_membership')} WHERE release = ?", [r]
+                f"SELECT count(*) FROM {p.ref('mem')} WHERE release = ?", [r]
             ).fetchall()[0][0]
         )
     con.execute(f"DROP TABLE IF EXISTS {quote(tmp)}")

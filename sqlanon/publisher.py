@@ -18,10 +18,9 @@ templates of sql/anatomy/ (docs/dynamic_anatomy.md).
 from __future__ import annotations
 
 import json
-import os
+import logging
 import re
 import secrets
-import sys
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -30,7 +29,8 @@ import duckdb
 
 from . import eligibility, templates
 from .errors import SqlanonError
-from .ident import check_project, quote, require_m, table_columns
+from .ident import quote, require_m, table_columns
+from .project import Project
 
 OUTPUTS = ("anatomy", "generalized")
 # Eligibility of the new rows (docs/threat_model.md, "Absence"): the method a
@@ -77,12 +77,12 @@ MAX_SA_VALUES = 128
 QI_RESERVED = ("release", "group_id", "is_counterfeit")
 SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
 MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign)
-# pools at least this large are ranked by step 8's key-column sort (docs/publisher.md);
-# the environment variable SQLANON__ROWID_SORT_MIN_ROWS overrides it (tests use 0)
+# pools at least this large are ranked by step 8's key-column sort, smaller ones by
+# a window (docs/publisher.md; same result): read at each release, so a test sets it
+# with monkeypatch.setattr(sqlanon.publisher, "ROWID_SORT_MIN_ROWS", 0)
 ROWID_SORT_MIN_ROWS = 1_000_000
 _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
             "UHUGEINT")
-_NUMERIC = _INTEGER + ("FLOAT", "DOUBLE", "REAL")
 _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
           "hist", "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms",
           "gdiff", "gcand", "gnew")
@@ -131,12 +131,17 @@ class ReleaseResult:
                 + (" | unsafe baseline" if self.unsafe_baseline else ""))
 
 
-class _Profile:
-    """Per-statement timings of a release, printed to stderr when the environment
-    variable ``SQLANON_PROFILE`` is set (``SQLANON_PROFILE=1``)."""
+#: per-statement timings of every release are logged here at DEBUG level, e.g.
+#: ``logging.basicConfig(); logging.getLogger("sqlanon.profile").setLevel(logging.DEBUG)``
+PROFILE_LOG = logging.getLogger("sqlanon.profile")
 
-    def __init__(self, on: bool) -> None:
-        self.on, self.rows, self.t = on, [], time.perf_counter()
+
+class _Profile:
+    """Per-statement timings of a release, kept when ``PROFILE_LOG`` logs DEBUG
+    messages and logged as one message when the release has committed."""
+
+    def __init__(self) -> None:
+        self.on, self.rows, self.t = PROFILE_LOG.isEnabledFor(logging.DEBUG), [], time.perf_counter()
 
     def mark(self, label: str) -> None:
         if self.on:
@@ -148,7 +153,7 @@ class _Profile:
         if self.on:
             total = sum(s for _, s in self.rows) or 1.0
             lines = [f"{s * 1000:9.1f} ms {100 * s / total:5.1f}%  {label}" for label, s in self.rows]
-            print(f"SQLANON_PROFILE {head}: {total:.3f} s\n" + "\n".join(lines), file=sys.stderr, flush=True)
+            PROFILE_LOG.debug("profile of %s: %.3f s\n%s", head, total, "\n".join(lines))
 
 
 def _stmt_label(step: str, i: int, stmt: str) -> str:
@@ -167,10 +172,6 @@ def _masked(exc: Exception) -> str:
     return re.sub(r"(?<![\w.\"])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w\"])", "?", text)
 
 
-def _is_numeric(typ: str) -> bool:
-    return typ.upper() in _NUMERIC or typ.upper().startswith("DECIMAL")
-
-
 class Publisher:
     """A release project ``project`` over table ``source`` under ``model``
     (``MODELS``). The privacy parameter is ``m`` for m-invariance and ``l`` for
@@ -184,7 +185,8 @@ class Publisher:
                  model: str = "m-invariance", m: int | None = None, l: int | None = None,
                  output: str = "anatomy", seed: int = 0, eligibility: str = "optimal", templates_dir=None) -> None:
         self.con = con
-        self.project = check_project(project)
+        self.proj = Project(project)
+        self.project = project
         self.source, self.id, self.sa = source, id, sa
         self.qi = [qi] if isinstance(qi, str) else list(qi)
         if model not in MODELS:
@@ -233,25 +235,18 @@ class Publisher:
             raise SqlanonError(f"column {bad[0]!r}: names starting with 'sqlanon__' are reserved; rename the column")
         self.env = templates.environment(templates_dir)
         self.pipeline = self.spec.pipeline
-        p = f"sqlanon_{self.project}"
-        self.tables = {
-            "qit": p + "_qit", "st": p + "_st", "pub": p + "_published", "mem": p + "_membership",
-            "groups": p + "__groups", "ledger": p + "__ledger", "rows": p + "__rows",
-            "entries": p + "__entries", "chains": p + "__chains", "held": p + "__held", "gone": p + "__gone",
-            "persons": p + "__persons", "secret": p + "__secret", "lock": p + "__lock", "vals": p + "__values",
-        }
+        self.tables = self.proj.tables()  # key -> table name (sqlanon.project)
 
     @classmethod
     def open(cls, con: duckdb.DuckDBPyConnection, project: str, templates_dir=None, **overrides) -> "Publisher":
         """The publisher of an existing project, with the parameters stored in its
         ledger (``overrides`` must agree with them, else the next release fails)."""
-        check_project(project)
-        name = f"sqlanon_{project}__ledger"
-        if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)",
-                           [name]).fetchall()[0][0]:
+        proj = Project(project)
+        if not proj.exists(con, "ledger"):
             raise SqlanonError(f"project {project!r} has no releases in this database; give source, id, qi, sa "
                                "and m for its first release")
-        stored = json.loads(con.execute(f"SELECT params FROM {quote(name)} ORDER BY release LIMIT 1").fetchall()[0][0])
+        stored = json.loads(con.execute(f"SELECT params FROM {proj.ref('ledger')} ORDER BY release LIMIT 1"
+                                        ).fetchall()[0][0])
         stored.update({k: v for k, v in overrides.items() if v is not None})
         return cls(con, project, templates_dir=templates_dir, **stored)
 
@@ -259,11 +254,8 @@ class Publisher:
     def _q(self, sql: str, params=None) -> list[tuple]:
         return self.con.execute(sql, params or []).fetchall()
 
-    def _exists(self, table: str) -> bool:
-        # DuckDB resolves table names case-insensitively, so projects 'ward' and
-        # 'WARD' are one project (one set of tables): look names up the same way
-        return bool(self._q("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?) AND NOT temporary",
-                            [table])[0][0])
+    def _exists(self, key: str) -> bool:
+        return self.proj.exists(self.con, key)
 
     def params(self) -> dict:
         if self.spec.parameter == "l":
@@ -274,14 +266,14 @@ class Publisher:
 
     def ledger(self):
         """The project's release ledger as a DataFrame (empty before the first release)."""
-        if not self._exists(self.tables["ledger"]):
+        if not self._exists("ledger"):
             return self.con.execute("SELECT NULL::INTEGER AS release WHERE false").df()
-        return self.con.execute(f"SELECT * FROM {quote(self.tables['ledger'])} ORDER BY release").df()
+        return self.con.execute(f"SELECT * FROM {self.proj.ref('ledger')} ORDER BY release").df()
 
     def last_release(self) -> int:
-        if not self._exists(self.tables["ledger"]):
+        if not self._exists("ledger"):
             return 0
-        return int(self._q(f"SELECT coalesce(max(release), 0) FROM {quote(self.tables['ledger'])}")[0][0])
+        return int(self._q(f"SELECT coalesce(max(release), 0) FROM {self.proj.ref('ledger')}")[0][0])
 
     # -------------------------------------------------------------- validation
     def _validate(self) -> dict[str, str]:
@@ -321,18 +313,18 @@ class Publisher:
             raise SqlanonError(f"source {self.source!r} has {null_sa} rows with a NULL in SA column {self.sa!r}; "
                                "fill or drop such rows before releasing")
         # anatomy models: after the first release too few values only means suppression
-        if l < self.m and (self.spec.signatures or not self._exists(self.tables["ledger"])):
+        if l < self.m and (self.spec.signatures or not self._exists("ledger")):
             k = self.spec.parameter
             raise SqlanonError(f"{k} = {self.m} is above the {l} distinct values of SA column {self.sa!r} in "
                                f"{self.source!r}; choose {k} <= {l}")
-        if self.spec.signatures and self._exists(self.tables["groups"]):
+        if self.spec.signatures and self._exists("groups"):
             l = self._q(f"SELECT count(*) FROM (SELECT DISTINCT {s} FROM {src} UNION "
-                        f"SELECT DISTINCT unnest(signature) FROM {quote(self.tables['groups'])})")[0][0]
+                        f"SELECT DISTINCT unnest(signature) FROM {self.proj.ref('groups')})")[0][0]
         if self.spec.signatures and l > MAX_SA_VALUES:
             raise SqlanonError(f"SA column {self.sa!r} has {l} distinct values; the m-invariance pipeline supports "
                                f"at most {MAX_SA_VALUES} (signatures are bit masks); bucket the values first")
-        if self._exists(self.tables["ledger"]):
-            first = self._q(f"SELECT params, source_schema FROM {quote(self.tables['ledger'])} ORDER BY release LIMIT 1")
+        if self._exists("ledger"):
+            first = self._q(f"SELECT params, source_schema FROM {self.proj.ref('ledger')} ORDER BY release LIMIT 1")
             old_params, old_schema = json.loads(first[0][0]), json.loads(first[0][1])
             for k, v in self.params().items():
                 if old_params.get(k) != v:
@@ -348,7 +340,7 @@ class Publisher:
             self._check_state()
         for key in ("qit", "st", "pub", "mem"):
             name = self.tables[key]
-            if self._exists(name) and not self._exists(self.tables["ledger"]):
+            if self._exists(key) and not self._exists("ledger"):
                 raise SqlanonError(f"table {name!r} exists but project {self.project!r} has no ledger; "
                                    "drop it or choose another project name")
         return cols
@@ -362,7 +354,7 @@ class Publisher:
         published reveals, two fingerprints only say whether the source changed."""
         return int(self._q(
             f"SELECT ('0x' || left(sha256(key || ':' || $d::VARCHAR || ':' || $n::VARCHAR), 16))::UBIGINT "
-            f"FROM {quote(self.tables['secret'])}", {"d": self._digest, "n": self._rows})[0][0])
+            f"FROM {self.proj.ref('secret')}", {"d": self._digest, "n": self._rows})[0][0])
 
     # ---------------------------------------------------------------- locking
     def _busy(self) -> SqlanonError:
@@ -378,7 +370,7 @@ class Publisher:
         releases conflict on creating the table. What this misses - a release
         committed between this one's BEGIN and its first write - is caught by
         :meth:`_check_unchanged` before COMMIT."""
-        L = quote(self.tables["lock"])
+        L = self.proj.ref("lock")
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {L} (releases BIGINT)")
         self.con.execute(f"INSERT INTO {L} SELECT 0 WHERE NOT EXISTS (FROM {L})")
         self.con.execute(f"UPDATE {L} SET releases = releases + 1")
@@ -386,15 +378,11 @@ class Publisher:
     def _check_unchanged(self, r: int) -> None:
         """Right before COMMIT: the committed ledger (read by a fresh cursor,
         outside this transaction's snapshot) still ends before release ``r``."""
-        loc = self._q("SELECT database_name, schema_name, table_name FROM duckdb_tables() "
-                      "WHERE lower(table_name) = lower(?) AND NOT temporary", [self.tables["ledger"]])
+        where = self.proj.locate(self.con, "ledger")
         cur = self.con.cursor()
         try:
-            db, schema, name = loc[0]
-            seen = cur.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
-                               "AND table_name = ?", [db, schema, name]).fetchall()[0][0]
-            last = cur.execute(f"SELECT coalesce(max(release), 0) FROM {quote(db)}.{quote(schema)}.{quote(name)}"
-                               ).fetchall()[0][0] if seen else 0
+            last = cur.execute(f"SELECT coalesce(max(release), 0) FROM {'.'.join(quote(x) for x in where)}"
+                               ).fetchall()[0][0] if self.proj.locate(cur, "ledger", where) else 0
         finally:
             cur.close()
         if last >= r:
@@ -407,17 +395,17 @@ class Publisher:
         need = ["qit", "st", "mem"] + (["pub"] if self.output == "generalized" else [])
         need += ["groups"] if self.spec.signatures else ["rows"]
         for key in need:
-            if not self._exists(self.tables[key]):
+            if not self._exists(key):
                 raise SqlanonError(f"project {self.project!r} is damaged: its table {self.tables[key]!r} is missing "
                                    "(dropped by hand?); restore it from a backup or start a new project name")
-        last, published = self._q(f"SELECT release, published FROM {quote(self.tables['ledger'])} "
+        last, published = self._q(f"SELECT release, published FROM {self.proj.ref('ledger')} "
                                   "ORDER BY release DESC LIMIT 1")[0]
         rows = "count(*) FILTER (WHERE release = $r)"
         checks = [("mem", rows), ("qit", rows), ("st", "coalesce(sum(count) FILTER (WHERE release = $r), 0)")]
         if self.output == "generalized":
             checks.append(("pub", rows))
         for key, agg in checks:
-            n, later = self._q(f"SELECT {agg}, count(*) FILTER (WHERE release > $r) FROM {quote(self.tables[key])} "
+            n, later = self._q(f"SELECT {agg}, count(*) FILTER (WHERE release > $r) FROM {self.proj.ref(key)} "
                                "WHERE release >= $r", {"r": last})[0]
             if n != published or later:
                 raise SqlanonError(f"project {self.project!r} is damaged: table {self.tables[key]!r} holds {n} rows "
@@ -429,7 +417,7 @@ class Publisher:
         return ".".join(quote(p) for p in self.source.split(".")) if "." in self.source else quote(self.source)
 
     def _create_tables(self, cols: dict[str, str]) -> None:
-        T = {k: quote(v) for k, v in self.tables.items()}
+        T = self.proj.refs()
         qi_defs = ", ".join(f"{quote(c)} {cols[c]}" for c in self.qi)
         sa_def = f"{quote(self.sa)} {cols[self.sa]}"
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['qit']} (release INTEGER, group_id BIGINT, {qi_defs})")
@@ -463,12 +451,19 @@ class Publisher:
 
     # ----------------------------------------------------------------- release
     def _context(self, cols: dict[str, str]) -> dict:
-        tmp = {k: quote(f"sqlanon__{self.project}_{k}") for k in _TEMPS + _TEMP_VIEWS}
-        T = {k: quote(v) for k, v in self.tables.items()} | tmp
+        T = self.proj.refs() | {k: quote(self.proj.temp(k)) for k in _TEMPS + _TEMP_VIEWS}
+        # numeric QI (macro sqlanon__numeric_type, the one definition) get ranges, the others value sets
+        try:
+            numeric = self._q(f"SELECT {', '.join('sqlanon__numeric_type(?)' for _ in self.qi)}",
+                              [cols[c] for c in self.qi])[0]
+        except duckdb.CatalogException as exc:
+            raise SqlanonError(f"cannot release project {self.project!r}: this connection lacks sqlanon's macros; "
+                               "open it with sqlanon.connect() or call sqlanon.install(con) first; nothing was "
+                               "written") from exc
         return {
             "T": T, "source": self._src(), "id": quote(self.id), "sa": quote(self.sa),
             "qi": [quote(c) for c in self.qi],
-            "qi_info": [(quote(c), _is_numeric(cols[c])) for c in self.qi],
+            "qi_info": [(quote(c), bool(n)) for c, n in zip(self.qi, numeric)],
             "mask_qi": [],  # set by _domains
             "generalized": self.output == "generalized",
             **dict(self.spec.context),
@@ -489,8 +484,7 @@ class Publisher:
         counts = self._q(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
         # step 8's two ways to rank rows within a value (same result): a window for
         # small pools, a sort of the key columns read back by rowid for large ones
-        min_rows = int(os.environ.get("SQLANON__ROWID_SORT_MIN_ROWS", ROWID_SORT_MIN_ROWS))
-        ctx["sort_by_rowid"] = sum(int(n) for _, n in counts) >= min_rows
+        ctx["sort_by_rowid"] = sum(int(n) for _, n in counts) >= ROWID_SORT_MIN_ROWS
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[self.sa]}, delta BIGINT)")
         if not counts:
             return
@@ -576,20 +570,19 @@ class Publisher:
 
     def _release_once(self) -> ReleaseResult:
         t0 = time.perf_counter()
-        prof = _Profile(bool(os.environ.get("SQLANON_PROFILE")))
-        pause = os.environ.get("SQLANON__PAUSE_AT")  # test hook: SIGKILL test stops here
+        prof = _Profile()
         # step 8 reads positions from a table stored in ORDER BY order (DuckDB's
         # default); a session that turned this off gets it back after the release
         keep_order = self._q("SELECT current_setting('preserve_insertion_order')")[0][0]
         if not keep_order:
             self.con.execute("SET preserve_insertion_order = true")
         try:
-            return self._release(t0, prof, pause)
+            return self._release(t0, prof)
         finally:
             if not keep_order:
                 self.con.execute("SET preserve_insertion_order = false")
 
-    def _release(self, t0: float, prof: "_Profile", pause: str | None) -> ReleaseResult:
+    def _release(self, t0: float, prof: "_Profile") -> ReleaseResult:
         try:
             self.con.execute("BEGIN TRANSACTION")
         except duckdb.Error as exc:
@@ -620,9 +613,6 @@ class Publisher:
                     if step.startswith("90_"):
                         stats = rows[0]
                     prof.mark(_stmt_label(step, i, stmt))
-                if pause and step.startswith(pause):
-                    print("SQLANON_PAUSED", flush=True)
-                    time.sleep(3600)
             exposed = self._gate(ctx, params)
             prof.mark("release gate")
             fp = self._fingerprint()
@@ -661,9 +651,7 @@ class Publisher:
 
 def status(con: duckdb.DuckDBPyConnection, project: str):
     """The release ledger of ``project`` as a DataFrame."""
-    check_project(project)
-    name = f"sqlanon_{project}__ledger"
-    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?)",
-                       [name]).fetchall()[0][0]:
-        raise SqlanonError(f"project {project!r} has no releases in this database (no table {name!r})")
-    return con.execute(f"SELECT * EXCLUDE (params, source_schema) FROM {quote(name)} ORDER BY release").df()
+    proj = Project(project)
+    if not proj.exists(con, "ledger"):
+        raise SqlanonError(f"project {project!r} has no releases in this database (no table {proj.table('ledger')!r})")
+    return con.execute(f"SELECT * EXCLUDE (params, source_schema) FROM {proj.ref('ledger')} ORDER BY release").df()

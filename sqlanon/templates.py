@@ -2,21 +2,29 @@
 
 Templates only assemble structure (quoted identifiers, column lists); every
 value (release number, seed, m) is a ``$name`` parameter bound at execution.
+A rendered template is cut into statements, and each statement's ``$name``
+parameters are found, by sqlglot's tokenizer in DuckDB's dialect: a ``;`` or
+``$name`` inside a string literal or a comment is neither.
 A project may point at a folder of its own templates: a file there with the same
-relative path (e.g. ``m_invariance/07_assign.sql.j2``) overrides ours.
+relative path (e.g. ``m_invariance/08_assign.sql.j2``) overrides ours.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
 import jinja2
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import TokenError
+from sqlglot.tokens import TokenType
 
 from ._resources import sql_dir
 from .errors import SqlanonError
 
-_PARAM_RE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_DUCKDB = Dialect.get_or_raise("duckdb")
 
 
 # Environments by template folder: Jinja compiles each template once per
@@ -63,26 +71,71 @@ def steps(env: jinja2.Environment, pipeline: str) -> list[str]:
 
 def render(env: jinja2.Environment, name: str, context: dict) -> list[str]:
     """Render template ``name`` with an explicit context; returns its statements
-    (split at lines that end with ``;``)."""
+    (see :func:`statements`)."""
     text = env.get_template(name).render(**context)
-    parts, buf = [], []
-    for line in text.splitlines():
-        buf.append(line)
-        if line.rstrip().endswith(";"):
-            stmt = "\n".join(buf).strip()
-            if stmt.strip(" ;\n") and not all(x.strip().startswith("--") or not x.strip() for x in buf):
-                parts.append(stmt)
-            buf = []
-    rest = "\n".join(buf).strip()
-    if rest and not all(x.strip().startswith("--") or not x.strip() for x in buf):
-        parts.append(rest)
-    return parts
+    try:
+        return list(statements(text))
+    except TokenError as exc:
+        raise SqlanonError(f"template {name} does not render to SQL that DuckDB's tokenizer reads: {exc}") from exc
+
+
+# statement -> its parameters, filled when a template's text is split (one
+# tokenizer pass per rendered text; bounded like an LRU cache)
+_PARAMETERS: dict[str, frozenset[str]] = {}
+_MAX_CACHED = 4096
+
+
+def _scan(sql: str) -> list[tuple[str, frozenset[str]]]:
+    """One tokenizer pass over ``sql``: its statements with their parameters."""
+    out, begin, code, names = [], 0, False, set()
+    prev = None
+    for tok in _DUCKDB.tokenize(sql):
+        if tok.token_type == TokenType.SEMICOLON:
+            if code:
+                out.append((sql[begin:tok.end + 1].strip(), frozenset(names)))
+            begin, code, names = tok.end + 1, False, set()
+        else:
+            code = True
+            if (prev is not None and prev.token_type == TokenType.PARAMETER and prev.text == "$"
+                    and tok.start == prev.end + 1 and _NAME_RE.match(tok.text)):
+                names.add(tok.text)
+        prev = tok
+    if code:
+        out.append((sql[begin:].strip(), frozenset(names)))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def statements(sql: str) -> tuple[str, ...]:
+    r"""The statements of ``sql``, each with its ``;`` and the comments before
+    it; parts holding only comments are dropped. A ``;`` in a string or a
+    comment does not end a statement.
+
+    >>> statements("-- one;\nSELECT 'a;b'; -- two;\n\nSELECT 2")
+    ("-- one;\nSELECT 'a;b';", '-- two;\n\nSELECT 2')
+    """
+    found = _scan(sql)
+    if len(_PARAMETERS) > _MAX_CACHED:
+        _PARAMETERS.clear()
+    _PARAMETERS.update(found)
+    return tuple(stmt for stmt, _ in found)
+
+
+def parameters(statement: str) -> frozenset[str]:
+    r"""The ``$name`` parameters of ``statement`` (not those in strings or comments).
+
+    >>> sorted(parameters("SELECT $m, '$x--$y' -- $z\n, $seed"))
+    ['m', 'seed']
+    """
+    used = _PARAMETERS.get(statement)
+    if used is None:
+        used = frozenset().union(*(names for _, names in _scan(statement)))
+    return used
 
 
 def params_for(statement: str, params: dict) -> dict:
     """The subset of ``params`` that ``statement`` references as ``$name``."""
-    code = "\n".join(line.split("--", 1)[0] for line in statement.splitlines())
-    used = set(_PARAM_RE.findall(code))
+    used = parameters(statement)
     missing = used - set(params)
     if missing:
         raise SqlanonError(f"template parameter ${sorted(missing)[0]} has no value; pass it in the release parameters")

@@ -1,4 +1,6 @@
-"""Python UDFs, registered on a connection by :func:`register_all`.
+"""Python UDFs, registered on a connection by :func:`register_all`. The
+registry is empty today: every check is a SQL macro (macros/), which the
+DuckDB shell also has.
 
 UDFs exist only on the connection that registered them, so nothing a DuckDB
 shell user needs may depend on one; they are for what SQL cannot do well.

@@ -9,6 +9,7 @@ import pytest
 
 import sqlanon
 import sqlanon.naive as naive
+from sqlanon.histories import snapshot
 from sqlanon.datasets import load_adult
 
 QI = ["age", "sex", "race", "marital_status"]
@@ -28,7 +29,7 @@ def test_audit_finds_nothing_in_sqlanon_releases(con, output):
     _history_source(con)
     pub = None
     for t in range(1, RELEASES + 1):
-        naive.snapshot(con, "pool", "src", t, sa="occupation", n_releases=RELEASES, seed=7)
+        snapshot(con, "pool", "src", t, sa="occupation", n_releases=RELEASES, seed=7)
         if pub is None:
             pub = publisher(con, "mi", source="src", id="id", qi=QI, sa="occupation", model="m-invariance",
                             m=M, output=output, seed=7)
@@ -41,6 +42,6 @@ def test_audit_finds_nothing_in_sqlanon_releases(con, output):
 
     # the same history through the naive publisher is not safe
     for t in range(1, RELEASES + 1):
-        naive.snapshot(con, "pool", "src", t, sa="occupation", n_releases=RELEASES, seed=7)
-        naive.publish(con, "nv", "src", qi=QI, sa="occupation", l=M, seed=t)
+        snapshot(con, "pool", "src", t, sa="occupation", n_releases=RELEASES, seed=7)
+        naive.publish(con, "nv", "src", qi=QI, sa="occupation", l=M, seed=7)
     assert sqlanon.audit(con, "nv", M).n_disclosures > 0

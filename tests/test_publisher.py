@@ -4,6 +4,7 @@ history continued from a reopened database file; bad input writes nothing."""
 
 from __future__ import annotations
 
+import logging
 import random
 
 import duckdb
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sqlanon
-from sqlanon import Publisher, SqlanonError
+from sqlanon import Publisher, SqlanonError, publisher
 
 SA_VALUES = ["a", "b", "c", "d", "e", "f"]
 
@@ -284,12 +285,19 @@ def test_project_without_entries_table_continues_identically(monkeypatch):
     assert _dump(a) == _dump(b)
 
 
-def test_profile_prints_statement_times(monkeypatch, capsys):
-    monkeypatch.setenv("SQLANON_PROFILE", "1")
+def test_profile_logs_statement_times(caplog):
+    """Logger sqlanon.profile at DEBUG gets one message per release with the time
+    of each statement; at its default level nothing is logged."""
     con = sqlanon.connect()
-    random_history(con, random.Random(2), 2)
-    err = capsys.readouterr().err
-    assert "SQLANON_PROFILE project 'p' release 2" in err and "09_publish#" in err and "validate" in err
+    with caplog.at_level(logging.INFO, logger="sqlanon"):
+        random_history(con, random.Random(2), 1)
+    assert not [r for r in caplog.records if r.name == "sqlanon.profile"]
+    con = sqlanon.connect()
+    with caplog.at_level(logging.DEBUG, logger="sqlanon.profile"):
+        random_history(con, random.Random(2), 2)
+    msgs = [r.getMessage() for r in caplog.records if r.name == "sqlanon.profile"]
+    assert len(msgs) == 2
+    assert "profile of project 'p' release 2" in msgs[1] and "09_publish#" in msgs[1] and "validate" in msgs[1]
 
 
 # ------------------------------------------------- step 8: window vs rowid sort
@@ -305,8 +313,8 @@ def test_step8_rowid_sort_equals_window(monkeypatch, seed):
     the key columns read back by rowid (pools of ROWID_SORT_MIN_ROWS rows and more);
     forcing the second on small histories must give the same releases."""
     out = []
-    for min_rows in ("1000000000", "0"):
-        monkeypatch.setenv("SQLANON__ROWID_SORT_MIN_ROWS", min_rows)
+    for min_rows in (10**9, 0):
+        monkeypatch.setattr(publisher, "ROWID_SORT_MIN_ROWS", min_rows)
         con = sqlanon.connect()
         random_history(con, random.Random(seed), 10, n0=40, m=3, pub_kwargs={"seed": seed, "output": "generalized"})
         check_history(con, "p", 3, 10)

@@ -1,5 +1,11 @@
 """A release killed with SIGKILL half-way leaves the database at the previous
-release; rerunning it gives the same release as an uninterrupted run."""
+release; rerunning it gives the same release as an uninterrupted run.
+
+The release is stopped half-way by a template override folder (a project's own
+templates, docs/publisher.md) that adds a step after step 9 (publish): it writes
+a marker file (COPY runs at once, outside the transaction) and then runs a
+statement that never ends, so the test kills a release whose rows are all
+inserted but not committed."""
 
 from __future__ import annotations
 
@@ -8,12 +14,14 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import duckdb
 
 SCRIPT = textwrap.dedent("""
     import sys, sqlanon
     path, releases, edit = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "edit"
+    templates_dir = sys.argv[4] if len(sys.argv) > 4 else None
     con = sqlanon.connect(path)
     if not edit:
         pass  # rerun of a killed release: the source edits already happened
@@ -24,7 +32,8 @@ SCRIPT = textwrap.dedent("""
         con.execute("DELETE FROM src WHERE id % 7 = 0")
         con.execute("INSERT INTO src SELECT 1000 + range, range % 50, ['a','b','c','d','e'][range % 3 + 1] FROM range(30)")
         con.execute("UPDATE src SET disease = 'e' WHERE id % 11 = 1")
-    pub = sqlanon.Publisher(con, "k", source="src", id="id", qi=["age"], sa="disease", m=3, seed=9)
+    pub = sqlanon.Publisher(con, "k", source="src", id="id", qi=["age"], sa="disease", m=3, seed=9,
+                            templates_dir=templates_dir)
     r = pub.release()
     con.execute("CHECKPOINT")
     print("DONE", r.release, flush=True)
@@ -32,12 +41,18 @@ SCRIPT = textwrap.dedent("""
 
 
 def _run(path, step, pause=None, edit="edit"):
-    env = dict(os.environ)
-    env.pop("SQLANON__PAUSE_AT", None)
-    if pause:
-        env["SQLANON__PAUSE_AT"] = pause
-    return subprocess.Popen([sys.executable, "-c", SCRIPT, str(path), str(step), edit], env=env,
-                            stdout=subprocess.PIPE, text=True)
+    args = [sys.executable, "-c", SCRIPT, str(path), str(step), edit] + ([str(pause)] if pause else [])
+    return subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+
+
+def _pause_templates(folder, marker):
+    """A template folder whose extra step 09z (after 09_publish, before 90_stats)
+    writes ``marker`` and then never ends."""
+    (folder / "m_invariance").mkdir(parents=True)
+    (folder / "m_invariance" / "09z_pause.sql.j2").write_text(
+        f"COPY (SELECT 'paused' AS state) TO '{marker}' (HEADER false);\n"
+        "SELECT count(*) FROM range(1000000000000000) WHERE random() < 0;\n")
+    return folder
 
 
 def _dump(path):
@@ -58,8 +73,12 @@ def test_sigkill_mid_release(tmp_path):
         assert "DONE 1" in p.communicate(timeout=120)[0]
     before = _dump(killed)
     # release 2, stopped after its publish step (all rows inserted, not committed), then SIGKILL
-    p = _run(killed, 2, pause="09_")
-    assert p.stdout.readline().strip() == "SQLANON_PAUSED"
+    marker = tmp_path / "paused.csv"
+    p = _run(killed, 2, pause=_pause_templates(tmp_path / "pause", marker))
+    deadline = time.monotonic() + 120
+    while not marker.exists() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists() and p.poll() is None, "the release did not reach the pause step"
     os.kill(p.pid, signal.SIGKILL)
     p.wait(timeout=60)
     after = _dump(killed)
