@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import SqlanonError
+from .ident import check_project
 
 
 def history(pool: pd.DataFrame, id: str, sa: str, *, releases: int, start: int, delete: float = 0.08,
@@ -74,3 +75,32 @@ def history(pool: pd.DataFrame, id: str, sa: str, *, releases: int, start: int, 
         df[sa] = sa_now[present]
         out.append(df.reset_index(drop=True))
     return out
+
+
+def publish(con, project: str, frames, *, source: str, progress: bool | None = None, **params) -> list:
+    """Release each DataFrame of ``frames`` (e.g. :func:`history`'s) as the
+    next release of ``project``: table ``source`` is replaced by the frame,
+    then :meth:`sqlanon.Publisher.release` runs (one transaction per release;
+    ``params`` are the Publisher's: id, qi, sa, m, model, seed, ...). Returns
+    the :class:`sqlanon.ReleaseResult` of every release. A progress bar shows
+    on a terminal (``progress=True`` / ``False`` forces it on / off)."""
+    from .ident import quote
+    from .progress import bar
+    from .publisher import Publisher
+
+    frames = list(frames)
+    if not frames:
+        raise SqlanonError("publish needs at least one DataFrame in frames")
+    view = f"sqlanon__frame_{check_project(project)}"
+    pub, results = None, []
+    for frame in bar(frames, desc=f"releases of {project}", enabled=progress):
+        con.register(view, frame)
+        try:
+            con.execute(f"CREATE OR REPLACE TABLE {'.'.join(quote(p) for p in source.split('.'))} AS "
+                        f"SELECT * FROM {quote(view)}")
+        finally:
+            con.unregister(view)
+        if pub is None:
+            pub = Publisher(con, project, source=source, **params)
+        results.append(pub.release())
+    return results
