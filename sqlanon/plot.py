@@ -25,6 +25,13 @@ def _figure(**kw):
     return Figure(**kw)
 
 
+def _ylim(ax, values) -> None:
+    """y from 0 (to at least 1, so that an all-zero panel shows its zero line at the bottom)."""
+    top = pd.Series(values, dtype="float64").max(skipna=True)
+    top = 0.0 if pd.isna(top) else float(top)
+    ax.set_ylim(0, max(1.0, 1.1 * top))
+
+
 def per_release(con, project: str, report=None) -> pd.DataFrame:
     """One row per release of ``project`` (from its ledger): ``release,
     published, counterfeits, held, ncp`` and, with an audit ``report``
@@ -53,17 +60,20 @@ def releases(con, project: str, report=None):
     ax = axes[0][0]
     ax.bar(r, data["counterfeits"], color="#8e6bbf")
     ax.set_title("counterfeits per release")
+    _ylim(ax, data["counterfeits"])
     share = ax.twinx()
-    share.plot(r, 100 * data["counterfeits"] / data["published"].where(data["published"] > 0), "o-", color="#333")
+    pct = 100 * data["counterfeits"] / data["published"].where(data["published"] > 0)
+    share.plot(r, pct, "o-", color="#333")
     share.set_ylabel("% of published rows")
-    share.set_ylim(bottom=0)
+    _ylim(share, pct)
     ax = axes[0][1]
     ax.bar(r, data["held"], color="#e08e3c")
     ax.set_title("held rows per release")
+    _ylim(ax, data["held"])
     ax = axes[1][0]
     ax.plot(r, data["ncp"], "o-", color="#2a7ab9")
     ax.set_title("NCP per release (%)")
-    ax.set_ylim(0, max(1.0, 1.15 * float(data["ncp"].max())))
+    _ylim(ax, data["ncp"])
     ax = axes[1][1]
     if report is None:
         ax.text(0.5, 0.5, "no audit given", ha="center", va="center", transform=ax.transAxes)

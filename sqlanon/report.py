@@ -134,6 +134,12 @@ def build(con, project: str, *, plots: bool = True) -> Report:
     from .audit import audit
     from .publisher import Publisher
 
+    from .audit import ledger_m
+
+    if ledger_m(con, project) is None:
+        raise SqlanonError(f"project {project!r} has no ledger (sqlanon_{project}__ledger) in this database: a report "
+                           "needs a project made by sqlanon's publisher; check the project name, or audit releases "
+                           "made by another tool with sqlanon audit DB PROJECT --m M")
     pub = Publisher.open(con, project)
     ledger = pub.ledger()
     if ledger.empty:  # pragma: no cover - open() refuses projects without a ledger
