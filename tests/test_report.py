@@ -249,6 +249,7 @@ def test_report_html(ward_db, tmp_path):
     assert not any(v in text for v in DISEASES)
 
 
+@pytest.mark.slow
 def test_report_unsafe_exits_1_and_still_writes(tmp_path):
     path = tmp_path / "a.duckdb"
     con = sqlanon.connect(path)
@@ -273,6 +274,7 @@ def test_report_json(ward_db, tmp_path):
     assert list(tmp_path.glob("*.html")) == []
 
 
+@pytest.mark.slow
 def test_report_bad_input_leaves_no_file(ward_db, tmp_path):
     path, _ = ward_db
     out = tmp_path / "r.html"
@@ -287,6 +289,7 @@ def test_report_bad_input_leaves_no_file(ward_db, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ward.duckdb"]
 
 
+@pytest.mark.slow
 def test_report_reads_the_database_only(ward_db, tmp_path):
     path, _ = ward_db
     before = path.read_bytes()
