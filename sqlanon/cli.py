@@ -473,8 +473,8 @@ def report_cmd(db: str, project: str, out: str | None, as_json: bool, no_plots: 
         if as_json:
             _echo_json(rep.to_dict())
         if out is not None:
-            click.echo(f"wrote {out}: project {project!r}, {len(rep.ledger)} releases, m = {rep.m}, audit verdict "
-                       f"{verdict}" + (f" ({rep.plot_note})" if rep.plot_note else ""), err=as_json)
+            click.echo(f"wrote {out}: project {project!r}, {len(rep.ledger)} releases, {rep.parameter} = {rep.m}, "
+                       f"audit verdict {verdict}" + (f" ({rep.plot_note})" if rep.plot_note else ""), err=as_json)
         rep.audit.close()
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc

@@ -3,10 +3,12 @@ its ledger, the checks of its last release, the audit's verdict and findings,
 and the plots of :mod:`sqlanon.plot` embedded as base64 PNG images.
 
 The file needs nothing from outside (no script, stylesheet or image link), so
-it can be mailed or archived next to the database. It holds only what the
-publisher may see: the ledger (counts, parameters, times; no row of data),
-aggregate checks and the number of findings per check; never a person id or
-an SA value (the findings themselves stay in ``sqlanon audit --csv``).
+it can be mailed or archived next to the database. It holds aggregates only:
+the ledger (counts, parameters, times), checks of the published groups and the
+number of findings per check; never a person id or an SA value (the findings
+themselves stay in ``sqlanon audit --csv``). It is still the data holder's
+document, not a publication: the ledger's counts (persons deleted, updated,
+held per release) and the audit's findings describe private state.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ class Report:
     """What :func:`build` gathered; :meth:`to_html` and :meth:`to_dict` render it."""
 
     project: str
-    m: int
+    m: int  # the privacy parameter: m of m-invariance, l of the anatomy models (``parameter``)
     parameters: dict
     ledger: pd.DataFrame
     checks: dict
@@ -41,6 +43,7 @@ class Report:
     per_release: pd.DataFrame
     plots: dict[str, bytes] = field(default_factory=dict)  # title -> PNG
     plot_note: str | None = None  # why there are no plots
+    parameter: str = "m"
 
     @property
     def last_release(self) -> int:
@@ -51,7 +54,7 @@ class Report:
         a = self.audit
         ledger = self.ledger[[c for c in LEDGER_COLUMNS if c in self.ledger.columns]]
         return {
-            "project": self.project, "m": self.m, "sqlanon_version": __version__, "parameters": self.parameters,
+            "project": self.project, "m": self.m, "parameter": self.parameter, "sqlanon_version": __version__, "parameters": self.parameters,
             "ledger": json.loads(ledger.to_json(orient="records", date_format="iso")),
             "checks": {"release": self.last_release, **{k: _plain(v) for k, v in self.checks.items()}},
             "audit": {"verdict": a.verdict, "n_disclosures": a.n_disclosures, "counts": a.counts,
@@ -69,8 +72,9 @@ class Report:
             "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
             f"<title>{html.escape(title)}</title>", display.style(), "</head><body>",
             f"<h1>{html.escape(title)}</h1>",
-            f"<p>{len(self.ledger)} releases, m = {self.m}; made by sqlanon {html.escape(__version__)}. This file "
-            "holds counts and parameters only, no person id or SA value.</p>",
+            f"<p>{len(self.ledger)} releases, {self.parameter} = {self.m}; made by sqlanon "
+            f"{html.escape(__version__)}. This file holds counts and parameters only, no person id or SA value; "
+            "the counts describe the data holder's private state: do not publish it.</p>",
             '<h2 id="audit">Audit</h2>',
             f'<p id="verdict">verdict: {display.verdict(a.verdict)} - {a.n_disclosures} disclosures (SA narrowed '
             f"to one value), against an adversary holding releases {html.escape(_span(a.releases))} "
@@ -150,7 +154,7 @@ def build(con, project: str, *, plots: bool = True) -> Report:
     from .plot import per_release
 
     rep = Report(project=project, m=pub.m, parameters=pub.params(), ledger=ledger, checks=checks, audit=report,
-                 per_release=per_release(con, project, report))
+                 per_release=per_release(con, project, report), parameter=pub.spec.parameter)
     if plots:
         try:
             from . import plot

@@ -258,6 +258,7 @@ def test_report_unsafe_exits_1_and_still_writes(tmp_path):
     out = tmp_path / "naive.html"
     res = _cli("report", path, "naive", "--out", out)
     assert res.returncode == 1, res.stderr
+    assert "l = 4, audit verdict unsafe" in res.stdout  # the anatomy models' parameter is l
     doc = _parse(out.read_text(encoding="utf-8"))
     assert " ".join(doc.ids["verdict"].split()).startswith("verdict: unsafe")
 
