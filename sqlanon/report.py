@@ -65,13 +65,15 @@ class Report:
 
     def to_html(self) -> str:
         """One self-contained HTML document."""
-        a = self.audit
         title = f"sqlanon report: project {self.project}"
+        return "\n".join(["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+                          f"<title>{html.escape(title)}</title>", display.style(), "</head><body>",
+                          f"<h1>{html.escape(title)}</h1>", self._body(), "</body></html>"])
+
+    def _body(self) -> str:
+        a = self.audit
         ledger = self.ledger[[c for c in LEDGER_COLUMNS if c in self.ledger.columns]]
         parts = [
-            "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-            f"<title>{html.escape(title)}</title>", display.style(), "</head><body>",
-            f"<h1>{html.escape(title)}</h1>",
             f"<p>{len(self.ledger)} releases, {self.parameter} = {self.m}; made by sqlanon "
             f"{html.escape(__version__)}. This file holds counts and parameters only, no person id or SA value; "
             "the counts describe the data holder's private state: do not publish it.</p>",
@@ -97,11 +99,10 @@ class Report:
                          f"<figcaption>{html.escape(name)}</figcaption></figure>")
         if self.plot_note:
             parts.append(f"<p>{html.escape(self.plot_note)}</p>")
-        parts.append("</body></html>")
         return "\n".join(parts)
 
-    def _repr_html_(self) -> str:
-        return self.to_html()
+    def _repr_html_(self) -> str:  # notebooks: the body, without the document around it
+        return display.style() + self._body()
 
 
 def _span(releases: list[int]) -> str:

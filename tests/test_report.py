@@ -300,3 +300,13 @@ def test_report_reads_the_database_only(ward_db, tmp_path):
     assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon__report%'"
                            ).fetchone()[0]
     con.close()
+
+
+def test_report_in_a_notebook(con):
+    _ward(con, releases=2)
+    rep = sqlanon.report.build(con, "ward", plots=False)
+    body = rep._repr_html_()
+    assert "<html" not in body and "<!DOCTYPE" not in body
+    doc = _parse(body)
+    assert " ".join(doc.ids["verdict"].split()).startswith("verdict: safe")
+    assert rep.to_html().startswith("<!DOCTYPE html>")
