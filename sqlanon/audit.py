@@ -34,6 +34,7 @@ import pandas as pd
 from . import templates
 from .errors import SqlanonError
 from .ident import quote, require_m
+from .progress import bar
 from .project import Project
 
 FINDING_COLUMNS = ["check", "kind", "id", "releases", "groups", "targets", "values", "disclosed", "n_disclosed",
@@ -103,7 +104,7 @@ def _qi_linking(con: duckdb.DuckDBPyConnection, project: str, m: int, releases: 
     stmts = templates.render(templates.environment(), "_audit/qi_linking.sql.j2", ctx)
     con.execute(f"CREATE OR REPLACE TEMP TABLE {ch} (id VARCHAR, chain VARCHAR[][], had VARCHAR[])")
     try:
-        for r in releases:
+        for r in bar(releases, desc=f"audit {project}: QI linking"):  # the audit's long part (off if no terminal)
             for stmt in stmts:
                 con.execute(stmt, templates.params_for(stmt, {"r": r, "m": m}))
     finally:
@@ -200,6 +201,21 @@ class AuditReport:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def _repr_html_(self) -> str:  # notebooks (sqlanon/display.py)
+        from .display import audit_html
+
+        return audit_html(self)
+
+    def findings_per_release(self) -> pd.DataFrame:
+        """Findings counted per check at the last release each one uses (the
+        release from which an adversary holding the history can make it):
+        columns ``release, check, findings, disclosures`` (sqlanon.plot)."""
+        if self._table is None:
+            return pd.DataFrame(columns=["release", "check", "findings", "disclosures"])
+        return self._con.sql(f'SELECT list_max(releases) AS release, "check", count(*) AS findings, '
+                             f'sum(n_disclosed)::BIGINT AS disclosures FROM temp.{quote(self._table)} '
+                             'GROUP BY ALL ORDER BY ALL').df()
 
 
 def _sql_str(text: str) -> str:

@@ -11,10 +11,25 @@ import pandas as pd
 from . import ident
 
 
+class CheckReport(dict):
+    """A check's result: a plain dict of the macro's columns (``name`` is the
+    macro) that notebooks show as a table (``_repr_html_``)."""
+
+    def __init__(self, name: str, values) -> None:
+        super().__init__(values)
+        self.name = name
+
+    def _repr_html_(self) -> str:
+        from .display import check_html
+
+        return check_html(self.name, self)
+
+
 def _one(con, sql, params) -> dict:
     cur = con.execute(sql, params)
     cols = [d[0] for d in cur.description]
-    return dict(zip(cols, cur.fetchall()[0]))
+    name = sql.split("FROM", 1)[1].split("(", 1)[0].strip()
+    return CheckReport(name, zip(cols, cur.fetchall()[0]))
 
 
 def _sa(con, table, sa):

@@ -427,5 +427,63 @@ def _anonymize(db, source, qi, sa, k, l, t, diversity, c, relaxed, hier, output)
         con.close()
 
 
+@main.command("report")
+@click.argument("db", type=click.Path(exists=True, dir_okay=False))
+@click.argument("project")
+@click.option("--out", "out", type=click.Path(dir_okay=False),
+              help="HTML file to write: one self-contained file (ledger, checks, audit, plots as PNG).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (without the plots).")
+@click.option("--no-plots", is_flag=True, help="Leave the plots out (they need matplotlib: sqlanon[plot]).")
+def report_cmd(db: str, project: str, out: str | None, as_json: bool, no_plots: bool) -> None:
+    """Write a report of PROJECT in DB (opened read-only): its ledger, the checks
+    of its last release, the audit verdict and findings per check (m from the
+    ledger) and the plots. Exit status 0 when the audit is safe, 1 when it finds
+    attacks (the report is written either way), 2 on bad input."""
+    import os
+    import tempfile
+
+    import duckdb
+
+    from .errors import SqlanonError
+    from .report import build
+
+    if out is None and not as_json:
+        raise _bad("give --out FILE.html and/or --json")
+    con = _connect(None)
+    _attach(con, db, "sqlanon_reported")
+    try:
+        rep = build(con, project, plots=out is not None and not no_plots)
+        verdict = rep.audit.verdict
+        if out is not None:
+            # written next to its place, then renamed: a failure leaves no partial file
+            target, text = Path(out), rep.to_html()
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=".sqlanon-report-", suffix=".html", dir=target.parent)
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8") as f:
+                        f.write(text)
+                    os.replace(tmp, target)
+                except BaseException:
+                    Path(tmp).unlink(missing_ok=True)
+                    raise
+            except OSError as exc:
+                raise _bad(f"cannot write the report to {out!r} ({exc.strerror or exc}); does its folder exist, "
+                           "may you write there?") from exc
+        if as_json:
+            _echo_json(rep.to_dict())
+        if out is not None:
+            click.echo(f"wrote {out}: project {project!r}, {len(rep.ledger)} releases, {rep.parameter} = {rep.m}, "
+                       f"audit verdict {verdict}" + (f" ({rep.plot_note})" if rep.plot_note else ""), err=as_json)
+        rep.audit.close()
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    except duckdb.Error as exc:
+        raise _bad(f"report of project {project!r} failed ({type(exc).__name__}: {str(exc).splitlines()[0]})") \
+            from exc
+    finally:
+        con.close()
+    raise SystemExit(EXIT_OK if verdict == "safe" else EXIT_FINDINGS)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

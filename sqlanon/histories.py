@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import SqlanonError
-from .ident import quote, require_columns
+from .ident import check_project, quote, require_columns
 
 
 def history(pool: pd.DataFrame, id: str, sa: str, *, releases: int, start: int, delete: float = 0.08,
@@ -137,3 +137,31 @@ def snapshot(
         {"seed": seed, "late": late_pct, "n": n_releases, "k": k, "t": release, "present": present_pct},
     )
     return con.execute(f"SELECT count(*) FROM {quote(out)}").fetchall()[0][0]
+
+
+def publish(con, project: str, frames, *, source: str, progress: bool | None = None, **params) -> list:
+    """Release each DataFrame of ``frames`` (e.g. :func:`history`'s) as the
+    next release of ``project``: table ``source`` is replaced by the frame,
+    then :meth:`sqlanon.Publisher.release` runs (one transaction per release;
+    ``params`` are the Publisher's: id, qi, sa, m, model, seed, ...). Returns
+    the :class:`sqlanon.ReleaseResult` of every release. A progress bar shows
+    on a terminal (``progress=True`` / ``False`` forces it on / off)."""
+    from .progress import bar
+    from .publisher import Publisher
+
+    frames = list(frames)
+    if not frames:
+        raise SqlanonError("publish needs at least one DataFrame in frames")
+    view = f"sqlanon__frame_{check_project(project)}"
+    pub, results = None, []
+    for frame in bar(frames, desc=f"releases of {project}", enabled=progress):
+        con.register(view, frame)
+        try:
+            con.execute(f"CREATE OR REPLACE TABLE {'.'.join(quote(p) for p in source.split('.'))} AS "
+                        f"SELECT * FROM {quote(view)}")
+        finally:
+            con.unregister(view)
+        if pub is None:
+            pub = Publisher(con, project, source=source, **params)
+        results.append(pub.release())
+    return results

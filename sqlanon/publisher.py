@@ -130,6 +130,11 @@ class ReleaseResult:
                 f"{extra}NCP {self.ncp:.1f}% | {self.seconds:.2f} s"
                 + (" | unsafe baseline" if self.unsafe_baseline else ""))
 
+    def _repr_html_(self) -> str:  # notebooks (sqlanon/display.py)
+        from .display import release_html
+
+        return release_html(self)
+
 
 #: per-statement timings of every release are logged here at DEBUG level, e.g.
 #: ``logging.basicConfig(); logging.getLogger("sqlanon.profile").setLevel(logging.DEBUG)``
