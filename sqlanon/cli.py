@@ -310,6 +310,8 @@ def check_cmd(db: str, table: str, qi: str, sa: str, k: int | None, l: int | Non
     try:
         report = checks.profile(con, table, cols, sa)
         report["c_required_l2"] = checks.recursive_cl(con, table, cols, sa, 2)["c_required"]
+        # re-identification risk (prosecutor model, docs/static.md "Risk"): records at risk above 0.2
+        report.update(checks.reidentification_risk(con, table, cols))
         if m is not None:
             report.update({f"m_eligibility_{key}": v for key, v in checks.m_eligibility(con, table, sa, m).items()})
             report.update({f"m_uniqueness_{key}": v for key, v in checks.m_uniqueness(con, table, cols, sa, m).items()})
