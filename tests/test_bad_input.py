@@ -19,19 +19,7 @@ from sqlanon import Publisher, SqlanonError
 from sqlanon.cli import main
 from sqlanon.ident import quote
 from sqlanon.publisher import QI_RESERVED, SA_RESERVED, _masked, status
-
-
-def tables_md5(con) -> dict:
-    """Every base table of every attached database -> md5 of its rows."""
-    out = {}
-    for db, schema, name in con.execute(
-            "SELECT database_name, schema_name, table_name FROM duckdb_tables() WHERE NOT temporary "
-            "ORDER BY ALL").fetchall():
-        rel = f"{quote(db)}.{quote(schema)}.{quote(name)}"
-        out[(db, schema, name)] = con.execute(
-            f"SELECT count(*), md5(coalesce(string_agg(t::VARCHAR, '|' ORDER BY t::VARCHAR), '')) FROM {rel} AS t"
-        ).fetchall()[0]
-    return out
+from table_state import tables_md5
 
 
 def unchanged(con, fn, match):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from daa_reference import definition6_violations, exhaustive_daa, penalty_dl
 from sqlanon import Publisher, SqlanonError
 from sqlanon import dynamic_anatomy
+from table_state import tables_md5
 from test_dynamic_anatomy_reference import T1, T5
 
 # Table 1 of seed 004: QI (age, sex, zipcode) per row id
@@ -114,24 +115,17 @@ def test_seed004_section41_example(con):
 
 
 # --------------------------------------------------------- random histories
-def _state(con, project):
-    """Rows per table of a project (every contract and private table)."""
-    names = [n for (n,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE ? "
-                                       "ORDER BY 1", [f"sqlanon_{project}_%"]).fetchall()]
-    return {n: con.execute(f'SELECT count(*), sum(hash(t)) FROM "{n}" AS t').fetchall()[0] for n in names}
-
-
 def _release_or_refusal(con, project, l, model="dynamic-anatomy"):
     """The next release, or None when dynamic Anatomy refuses it: persons new
     to the project with fewer than l distinct values between them form no
     partition, and their absence would disclose them (sql/anatomy/04_groups).
     A refused release writes nothing."""
-    before = _state(con, project)
+    before = tables_md5(con)
     try:
         return _pub(con, project, model, l).release()
     except SqlanonError as exc:
         assert "cannot publish this release" in str(exc), str(exc)
-        assert _state(con, project) == before
+        assert tables_md5(con) == before
         return None
 
 

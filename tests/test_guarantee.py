@@ -18,6 +18,7 @@ import sqlanon
 from sqlanon import Publisher, SqlanonError
 
 from reference_adversary import attack
+from table_state import tables_md5
 
 SA_VALUES = ["a", "b", "c", "d", "e", "f", "g"]
 
@@ -125,12 +126,6 @@ def test_gate_agrees_with_the_reference_adversary(seed, m, output):
         con.close()
 
 
-def _md5s(con):
-    tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary ORDER BY 1").fetchall()]
-    return {t: con.execute(f'SELECT count(*), md5(string_agg(x::VARCHAR, \'|\' ORDER BY x::VARCHAR)) FROM "{t}" AS x').fetchall()[0]
-            for t in tables}
-
-
 def test_forced_unsafe_release_is_refused_and_writes_nothing(tmp_path, db_path):
     """A template override that holds back every row of one SA value (so their
     absence discloses it) is refused by the gate; every table is unchanged."""
@@ -146,12 +141,12 @@ def test_forced_unsafe_release_is_refused_and_writes_nothing(tmp_path, db_path):
     con.execute("DELETE FROM src")
     fresh = {k + 1000: ((100 + k, "z"), v) for k, (q, v) in sources[1].items()}  # unique QI tuples
     con.executemany("INSERT INTO src VALUES (?, ?, ?, ?)", [(k, q[0], q[1], v) for k, (q, v) in sorted(fresh.items())])
-    before = _md5s(con)
+    before = tables_md5(con)
     pub = Publisher(con, "p", source="src", id="id", qi=["age", "zip"], sa="disease", m=3, seed=0,
                     templates_dir=tmp_path / "override")
     with pytest.raises(SqlanonError, match=r"refused by the release gate: \d+ persons would be narrowed"):
         pub.release()
-    assert _md5s(con) == before
+    assert tables_md5(con) == before
     con.close()
 
 
