@@ -31,10 +31,10 @@ QI7 = ["age", "workclass", "education", "marital_status", "race", "sex", "native
 
 
 class TimedPublisher(Publisher):
-    def _gate(self, ctx, params):
+    def _gate(self, ctx, params, prof):
         t = time.perf_counter()
         try:
-            return super()._gate(ctx, params)
+            return super()._gate(ctx, params, prof)
         finally:
             self.gate_seconds = time.perf_counter() - t
 
