@@ -75,6 +75,6 @@ def test_project_run_script(tmp_path, duckdb_shell):
     assert "verdict: safe" in out.stdout and (tmp_path / "p_report.html").exists()
     # the file opens in the DuckDB shell with the releases in it
     shell = subprocess.run([duckdb_shell, "-readonly", str(db), "-c",
-                            "SELECT max(release) FROM sqlanon_adult__ledger"], capture_output=True, text=True,
+                            "SELECT max(release) FROM sqlanon_private.adult__ledger"], capture_output=True, text=True,
                            timeout=60)
     assert shell.returncode == 0 and "3" in shell.stdout, shell.stderr

@@ -60,7 +60,7 @@ def _dump(path):
     try:
         return {t: con.execute(f'SELECT * FROM "sqlanon_k_{t}" ORDER BY ALL').fetchall()
                 for t in ("qit", "st", "membership", "_groups")} | {
-            "ledger": con.execute("SELECT release, published, counterfeits FROM sqlanon_k__ledger ORDER BY 1").fetchall(),
+            "ledger": con.execute("SELECT release, published, counterfeits FROM sqlanon_private.k__ledger ORDER BY 1").fetchall(),
             "src": con.execute("SELECT count(*) FROM src").fetchall()}
     finally:
         con.close()
