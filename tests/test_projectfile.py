@@ -201,3 +201,34 @@ def test_old_ledgers_without_provenance_columns_still_read_and_continue(tmp_path
     sqlanon.Publisher.open(con, "old").release()
     rows = con.execute(f"SELECT release, sqlanon_version IS NULL FROM {led} ORDER BY 1").fetchall()
     assert rows == [(1, True), (2, False)]
+
+
+def test_readme_project_block_runs_as_written(tmp_path, monkeypatch):
+    """The README's project-file walkthrough, line by line, on the file that
+    `sqlanon init` writes (a `patients` table in my.duckdb; the source changes
+    between the two runs)."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("<!-- BEGIN projects -->")[1].split("<!-- END projects -->")[0]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    commands = [shlex.split(line, comments=True) for line in block.splitlines()]
+    commands = [c for c in commands if c]
+    assert [c[1] for c in commands] == ["init", "run", "run", "status", "audit", "export", "report"]
+    monkeypatch.chdir(tmp_path)
+    con = sqlanon.connect(tmp_path / "my.duckdb")
+    con.execute("CREATE TABLE patients AS SELECT range AS id, 20 + range % 50 AS age, 1000 + range % 17 AS zip, "
+                "['flu','hiv','cold','gastritis','dyspepsia'][range % 5 + 1] AS disease FROM range(1000)")
+    con.close()
+    runs = 0
+    for cmd in commands:
+        if cmd[1] == "run" and runs:
+            _change(tmp_path / "my.duckdb", "DELETE FROM patients WHERE id % 10 = 0")
+        runs += cmd[1] == "run"
+        r = CliRunner().invoke(main, cmd[1:])
+        assert r.exit_code == 0, (cmd, r.output)
+    assert (tmp_path / "report.html").is_file()
+    assert sorted(p.name for p in (tmp_path / "export").iterdir()) == ["sqlanon_ward_qit.parquet",
+                                                                       "sqlanon_ward_st.parquet"]
