@@ -351,16 +351,19 @@ class Publisher:
                                    "drop it or choose another project name")
         return cols
 
-    def _fingerprint(self) -> int:
-        """The ledger's fingerprint of the source: the first 64 bits of
+    def _fingerprint(self) -> str:
+        """The ledger's fingerprint of the source, as a scalar subquery with two
+        positional parameters (digest, rows): the first 64 bits of
         sha256(project secret : digest : rows), where the digest is the XOR of the
         rows' hash(id, SA, QI). Unkeyed, the XOR of two releases' digests is
         hash(id, old, QI) XOR hash(id, new, QI) when one person changes SA, which
         with the id and QI gives {old, new} away; keyed by a secret that nothing
-        published reveals, two fingerprints only say whether the source changed."""
-        return int(self._q(
-            f"SELECT ('0x' || left(sha256(key || ':' || $d::VARCHAR || ':' || $n::VARCHAR), 16))::UBIGINT "
-            f"FROM {self.proj.ref('secret')}", {"d": self._digest, "n": self._rows})[0][0])
+        published reveals, two fingerprints only say whether the source changed.
+        Computed in SQL where the secret is (the secret never passes through a
+        statement's text, so a release written out as SQL by sqlanon.compile holds
+        no key)."""
+        return (f"(SELECT ('0x' || left(sha256(key || ':' || ?::VARCHAR || ':' || ?::VARCHAR), 16))::UBIGINT "
+                f"FROM {self.proj.ref('secret')})")
 
     # ---------------------------------------------------------------- locking
     def _busy(self) -> SqlanonError:
@@ -624,7 +627,6 @@ class Publisher:
                     prof.mark(_stmt_label(step, i, stmt))
             exposed = self._gate(ctx, params)
             prof.mark("release gate")
-            fp = self._fingerprint()
             seconds = time.perf_counter() - t0
             extra = {"suppressed": int(stats[10]), "dl": int(stats[11])} if len(stats) > 10 else {}
             result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra,
@@ -637,8 +639,9 @@ class Publisher:
             self.con.execute(
                 f"INSERT INTO {ctx['T']['ledger']} (release, made_at, params, source_schema, fingerprint, "
                 f"{', '.join(keys)}, sqlanon_version, template_sha256, template_overrides) "
-                f"VALUES (?, now()::TIMESTAMP, ?, ?, ?, {', '.join('?' for _ in keys)}, ?, ?, ?)",
-                [r, json.dumps(self.params()), json.dumps(cols), fp, *[d[k] for k in keys], __version__,
+                f"VALUES (?, now()::TIMESTAMP, ?, ?, {self._fingerprint()}, {', '.join('?' for _ in keys)}, ?, ?, ?)",
+                [r, json.dumps(self.params()), json.dumps(cols), self._digest, self._rows, *[d[k] for k in keys],
+                 __version__,
                  json.dumps(sha), json.dumps(overridden)])
             for k in _TEMP_VIEWS:
                 self.con.execute(f"DROP VIEW IF EXISTS {ctx['T'][k]}")
