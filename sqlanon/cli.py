@@ -334,6 +334,42 @@ def run_cmd(project_file, as_json) -> None:
         click.echo(result.line())
 
 
+@main.command("compile")
+@click.argument("db", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.argument("project", required=False)
+@_PROJECT_FILE
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="SQL file to write (default: standard output).")
+def compile_cmd(db, project, project_file, out) -> None:
+    """Write the next release of PROJECT as one SQL script for the DuckDB shell
+    (`duckdb DB < release.sql` makes the same tables as `sqlanon run`). The
+    release is made and rolled back to record it: nothing is written to DB.
+    An existing project's parameters come from its ledger, a first release's
+    from the project file."""
+    import duckdb
+
+    from .compile import compile_release
+    from .errors import SqlanonError
+
+    db, project, cfg = _target(db, project, project_file)
+    con = _connect(db)
+    try:
+        sql = compile_release(con, project, **(cfg.publisher_arguments() if cfg else {}))
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    except duckdb.Error as exc:
+        raise _bad(f"compile of project {project!r} failed ({type(exc).__name__}); nothing was written") from exc
+    finally:
+        con.close()
+    if out is None:
+        click.echo(sql, nl=False)
+        return
+    try:
+        Path(out).write_text(sql, encoding="utf-8")
+    except OSError as exc:
+        raise _bad(f"cannot write {out!r} ({exc.strerror or exc})") from exc
+    click.echo(f"wrote {out}: the next release of project {project!r}; run it with: duckdb {db} < {out}", err=True)
+
+
 @main.command("export")
 @click.argument("project", required=False)
 @click.option("--db", type=click.Path(exists=True, dir_okay=False), help="Database file (read-only).")

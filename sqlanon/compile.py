@@ -151,7 +151,10 @@ def compile_release(con: duckdb.DuckDBPyConnection, project: str, **publisher_ar
     from .publisher import Publisher
 
     p = Project(project)
-    if publisher_arguments.get("source") is None and p.exists(con, "ledger"):
+    if publisher_arguments.get("source") is None:
+        if not p.exists(con, "ledger"):
+            raise SqlanonError(f"project {project!r} has no releases in this database: compiling its first release "
+                               "needs its source, id, qi, sa and parameters (a project file, sqlanon.toml)")
         pub = Publisher.open(con, project, **publisher_arguments)
     else:
         pub = Publisher(con, project, **publisher_arguments)
