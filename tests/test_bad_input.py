@@ -335,5 +335,6 @@ def test_cli_demo_force_touches_only_its_own_tables(tmp_path):
         assert r.exit_code == 0 and r.output.count("audit: safe") == 2, r.output
     after = _md5_file(db)
     assert {k: v for k, v in after.items() if k in before} == before
-    assert sum(k[2].startswith("sqlanon_adult_") for k in after) >= 6
-    assert all(k[2] in ("adult_pool", "adult_now") or k[2].startswith("sqlanon_adult_") for k in after if k not in before)
+    demo = [k for k in after if k[2].startswith("sqlanon_adult_") or (k[1] == "sqlanon_private" and k[2].startswith("adult_"))]
+    assert len(demo) >= 6 and sum(k[1] == "sqlanon_private" for k in demo) >= 4
+    assert all(k[2] in ("adult_pool", "adult_now") or k in demo for k in after if k not in before)

@@ -70,6 +70,12 @@ def test_demo(tmp_path):
     led = con.execute("SELECT sum(new), sum(deleted), sum(updated), sum(reinserted) FROM sqlanon_private.adult__ledger").fetchall()[0]
     assert all(x > 0 for x in led)
     con.close()
+    # an earlier demo's file is rerun: its own tables (both schemas) are replaced, no --force needed
+    r = CliRunner().invoke(main, ["demo", "--db", str(db), "--releases", "2"])
+    assert r.exit_code == 0 and r.output.count("audit: safe") == 2, r.output
+    con = sqlanon.connect(db)
+    assert con.execute("SELECT max(release) FROM sqlanon_private.adult__ledger").fetchall() == [(2,)]
+    con.close()
 
 
 def _released(tmp_path, m=3):
