@@ -641,8 +641,7 @@ class Publisher:
                 f"{', '.join(keys)}, sqlanon_version, template_sha256, template_overrides) "
                 f"VALUES (?, now()::TIMESTAMP, ?, ?, {self._fingerprint()}, {', '.join('?' for _ in keys)}, ?, ?, ?)",
                 [r, json.dumps(self.params()), json.dumps(cols), self._digest, self._rows, *[d[k] for k in keys],
-                 __version__,
-                 json.dumps(sha), json.dumps(overridden)])
+                 __version__, json.dumps(sha), json.dumps(overridden)])
             for k in _TEMP_VIEWS:
                 self.con.execute(f"DROP VIEW IF EXISTS {ctx['T'][k]}")
             for k in _TEMPS:
