@@ -106,7 +106,7 @@ r2 = pub.release()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 # sanity check (after the timings): every group of release 2 shows exactly its signature
 off = con.execute("SELECT count(*) FROM (SELECT group_id, list(disease ORDER BY disease) AS v FROM sqlanon_syn_st "
-                  "WHERE release = 2 GROUP BY group_id) AS s JOIN sqlanon_syn__groups AS g USING (group_id) "
+                  "WHERE release = 2 GROUP BY group_id) AS s JOIN sqlanon_private.syn__groups AS g USING (group_id) "
                   "WHERE s.v <> g.signature").fetchall()[0][0]
 print(json.dumps({"rows": n, "release1_seconds": r1.seconds, "release2_seconds": r2.seconds, "order_by_seconds": ob,
                   "ratio1": r1.seconds / ob, "ratio2": r2.seconds / ob, "counterfeits2": r2.counterfeits,

@@ -4,7 +4,8 @@ Adult rows (sqlanon.histories.history) for m-invariance (anatomy and generalized
 output, the window and the rowid-sort step 8, eligibility 'random'),
 dynamic-anatomy, static anatomy and the naive publisher; per table the row
 count and the md5 of its sorted rows (the ledger without made_at, seconds and
-fingerprint; __secret left out; __chains as a set of rows).
+fingerprint and the provenance columns; __secret left out; __chains as a set of rows;
+private tables keyed by their former main-schema names).
 
     python benchmarks/table_digests.py before.json   # then change the code
     python benchmarks/table_digests.py after.json && cmp before.json after.json
@@ -36,15 +37,20 @@ CONFIGS = [  # name, Publisher keywords, step 8's ROWID_SORT_MIN_ROWS
 
 def digests(con) -> dict:
     out = {}
-    names = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'sqlanon%' "
-                                       "ORDER BY 1").fetchall()]
-    for t in names:
+    # published tables (main) and private ones (schema sqlanon_private, keyed by
+    # the names they had in main before: sqlanon_<P>_membership, sqlanon_<P>__x)
+    names = con.execute("SELECT CASE WHEN schema_name = 'main' THEN table_name ELSE 'sqlanon_' || table_name END, "
+                        "schema_name, table_name FROM duckdb_tables() WHERE (schema_name = 'main' AND table_name "
+                        "LIKE 'sqlanon%') OR schema_name = 'sqlanon_private' ORDER BY 1").fetchall()
+    for t, schema, name in names:
         if t.endswith("__secret"):
             continue
-        cols = [r[0] for r in con.execute(f'DESCRIBE "{t}"').fetchall()]
-        if t.endswith("__ledger"):
-            cols = [c for c in cols if c not in ("made_at", "seconds", "fingerprint")]
-        rows = con.execute(f"SELECT {', '.join(chr(34) + c + chr(34) for c in cols)} FROM \"{t}\"").fetchall()
+        rel = f'"{schema}"."{name}"'
+        cols = [r[0] for r in con.execute(f"DESCRIBE {rel}").fetchall()]
+        if t.endswith("__ledger"):  # timing, the keyed fingerprint and provenance (package version, template hashes)
+            cols = [c for c in cols if c not in ("made_at", "seconds", "fingerprint", "sqlanon_version",
+                                                 "template_sha256", "template_overrides")]
+        rows = con.execute(f"SELECT {', '.join(chr(34) + c + chr(34) for c in cols)} FROM {rel}").fetchall()
         rs = sorted(repr(r) for r in rows)
         if t.endswith("__chains"):
             rs = sorted(set(rs))

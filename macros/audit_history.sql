@@ -1,7 +1,7 @@
 -- The adversary's view, part 1: release diffs, signatures and the attacks that
 -- compare signatures across releases (m-invariance, collusion, intersection).
 -- Reads releases only through the release contract (docs/contracts.md):
--- sqlanon_<project>_st for what is published, sqlanon_<project>_membership for
+-- sqlanon_<project>_st for what is published, sqlanon_private.<project>_membership for
 -- who is where (private). Design and paper mapping: docs/audit.md.
 
 -- Internal: signature of every published group = sorted distinct SA values (as
@@ -22,7 +22,7 @@ COMMENT ON MACRO TABLE sqlanon__group_signatures IS 'Internal: release, group_id
 CREATE OR REPLACE MACRO sqlanon__persons(project) AS TABLE
     SELECT release, id, group_id,
            COLUMNS(lambda c: c NOT IN ('release', 'id', 'group_id', 'is_counterfeit'))::VARCHAR AS sa
-    FROM query_table('sqlanon_' || project || '_membership')
+    FROM query_table('sqlanon_private.' || project || '_membership')
     WHERE id IS NOT NULL AND NOT coalesce(is_counterfeit, false);
 COMMENT ON MACRO TABLE sqlanon__persons IS 'Internal: release, id, group_id, sa (VARCHAR) of every real (non-counterfeit) person in a project''s membership.';
 

@@ -5,7 +5,9 @@
 --   sqlanon_<project>_qit        (release, group_id, <QI columns>)
 --   sqlanon_<project>_st         (release, group_id, <sa>, count)
 --   sqlanon_<project>_published  (release, group_id, <generalized QI columns>, <sa>)
---   sqlanon_<project>_membership (release, id, group_id, is_counterfeit, <sa>)   -- private
+--   sqlanon_private.<project>_membership (release, id, group_id, is_counterfeit, <sa>)   -- private
+-- (private tables live in schema sqlanon_private, so that no sqlanon_<project>_%
+-- table-name pattern picks them up; docs/contracts.md)
 
 -- Anatomy QI table of release r: one row per published record, exact QI.
 CREATE OR REPLACE MACRO sqlanon_published_qit(project, r) AS TABLE
@@ -34,7 +36,7 @@ COMMENT ON MACRO TABLE sqlanon_published IS 'Generalized release r of a project:
 -- Private: which person (id) sits in which group of release r, counterfeits flagged.
 CREATE OR REPLACE MACRO sqlanon_membership(project, r) AS TABLE
     SELECT * EXCLUDE (release)
-    FROM query_table('sqlanon_' || project || '_membership')
+    FROM query_table('sqlanon_private.' || project || '_membership')
     WHERE release = r
     ORDER BY ALL;
 COMMENT ON MACRO TABLE sqlanon_membership IS 'Private membership of release r of a project: id (NULL for counterfeits), group_id, is_counterfeit, true SA value.';

@@ -1,5 +1,7 @@
 """sqlanon: privacy-preserving continuous data publishing on DuckDB."""
 
+__version__ = "0.1.0"  # first: the publisher records it in the ledger
+
 from .errors import SqlanonError
 from .install import Installed, bundle, connect, install
 from .audit import AuditReport, audit
@@ -8,6 +10,5 @@ from . import metrics
 from . import checks
 from .static import AnonymizeResult, anonymize
 
-__version__ = "0.1.0"
 
 __all__ = ["anonymize", "AnonymizeResult", "metrics", "Publisher", "ReleaseResult", "AuditReport", "audit", "SqlanonError", "Installed", "bundle", "connect", "install", "__version__"]

@@ -8,13 +8,14 @@ number of findings). Releases are read only through the release contract
 >>> import sqlanon
 >>> con = sqlanon.connect()
 >>> _ = con.execute('''
-...     CREATE TABLE sqlanon_fig1_membership AS SELECT * FROM (VALUES
+...     CREATE SCHEMA sqlanon_private;
+...     CREATE TABLE sqlanon_private.fig1_membership AS SELECT * FROM (VALUES
 ...         (1, 1, 1, false, 'HIV'), (1, 2, 1, false, 'FLU'),
 ...         (2, 1, 1, false, 'HIV'), (2, 3, 1, false, 'ACNE'),
 ...         (2, 2, 2, false, 'FLU'), (2, 4, 2, false, 'COUCH'))
 ...         t(release, id, group_id, is_counterfeit, disease);
 ...     CREATE TABLE sqlanon_fig1_st AS SELECT release, group_id, disease, count(*) AS count
-...         FROM sqlanon_fig1_membership GROUP BY ALL''')
+...         FROM sqlanon_private.fig1_membership GROUP BY ALL''')
 >>> report = sqlanon.audit(con, "fig1", m=2)
 >>> report.verdict
 'unsafe'
@@ -225,7 +226,7 @@ def _sql_str(text: str) -> str:
 def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
     """Audit every release of ``project`` against an adversary who holds them all.
 
-    Needs ``sqlanon_<project>_membership`` and the published SA per group:
+    Needs ``sqlanon_private.<project>_membership`` and the published SA per group:
     ``sqlanon_<project>_st``, or for a generalized-only project
     ``sqlanon_<project>_published`` (read through a temporary view). The seed 004
     comparison attacks need the QI table ``sqlanon_<project>_qit`` and are

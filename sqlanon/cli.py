@@ -87,6 +87,32 @@ def _attach(con, db: str, alias: str) -> None:
     con.execute(f"SET search_path = '{alias}.main,memory.main'")
 
 
+def _target(db: str | None, project: str | None, project_file: str | None):
+    """(DB, PROJECT, project file or None): from the arguments when both are
+    given, else from the project file (``--project FILE``, or ``sqlanon.toml`` in
+    the current directory)."""
+    from .errors import SqlanonError
+    from .projectfile import find
+
+    if project_file is None and db is not None and project is not None:
+        return db, project, None
+    if db is not None or project is not None:
+        raise _bad("give both DB and PROJECT, or neither and a project file (--project FILE, or sqlanon.toml "
+                   "in the current directory)")
+    try:
+        cfg = find(project_file)
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    if not cfg.database.is_file():
+        raise _bad(f"database {str(cfg.database)!r} named by {str(cfg.path)!r} does not exist")
+    return str(cfg.database), cfg.project, cfg
+
+
+_PROJECT_FILE = click.option("--project", "project_file", type=click.Path(dir_okay=False),
+                             help="Project file to read DB and PROJECT from (default: sqlanon.toml in the current "
+                                  "directory, when they are not given).")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sqlanon")
 def main() -> None:
@@ -100,15 +126,17 @@ def macros_cmd() -> None:
 
 
 @main.command("audit")
-@click.argument("db", type=click.Path(exists=True, dir_okay=False))
-@click.argument("project")
+@click.argument("db", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.argument("project", required=False)
+@_PROJECT_FILE
 @click.option("--m", "m", type=int, help="Privacy parameter (m of m-invariance, l of the anatomy models); default "
               "and only allowed value: the one in the project's ledger. Needed for projects without a ledger.")
 @click.option("--what-if", is_flag=True, help="Allow an --m that differs from the ledger's: audit as if the "
               "project had been published with that m.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Also write the findings to this CSV file.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def audit_cmd(db: str, project: str, m: int | None, what_if: bool, csv_path: str | None, as_json: bool) -> None:
+def audit_cmd(db: str | None, project: str | None, project_file: str | None, m: int | None, what_if: bool,
+              csv_path: str | None, as_json: bool) -> None:
     """Audit every release of PROJECT in database DB against an adversary who
     holds them all. Exit status 0 when safe, 1 when the audit finds attacks,
     2 on bad input."""
@@ -117,6 +145,7 @@ def audit_cmd(db: str, project: str, m: int | None, what_if: bool, csv_path: str
     from .audit import audit, ledger_m
     from .errors import SqlanonError
 
+    db, project, _ = _target(db, project, project_file)
     # macros live in an in-memory catalog; the audited database is attached read-only
     con = _connect(None)
     _attach(con, db, "sqlanon_audited")
@@ -231,16 +260,18 @@ def _note_storage(con, db: str) -> None:
 
 
 @main.command("status")
-@click.argument("db", type=click.Path(exists=True, dir_okay=False))
-@click.argument("project")
+@click.argument("db", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.argument("project", required=False)
+@_PROJECT_FILE
 @click.option("--json", "as_json", is_flag=True, help="Print the ledger as JSON (one object per release).")
-def status_cmd(db, project, as_json) -> None:
+def status_cmd(db, project, project_file, as_json) -> None:
     """Print the release ledger of PROJECT in DB."""
     import duckdb
 
     from .errors import SqlanonError
     from .publisher import status
 
+    db, project, _ = _target(db, project, project_file)
     try:
         con = duckdb.connect(db, read_only=True)
     except duckdb.Error as exc:
@@ -255,6 +286,144 @@ def status_cmd(db, project, as_json) -> None:
         raise _bad(str(exc)) from exc
     finally:
         con.close()
+
+
+@main.command("init")
+@click.argument("path", default="sqlanon.toml", type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def init_cmd(path, force) -> None:
+    """Write a commented example project file (default sqlanon.toml): edit it,
+    then `sqlanon run` makes the next release from it."""
+    from .errors import SqlanonError
+    from .projectfile import init
+
+    try:
+        init(path, force=force)
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    click.echo(f"wrote {path}: edit the database, source and columns, then `sqlanon run`")
+
+
+@main.command("run")
+@_PROJECT_FILE
+@click.option("--json", "as_json", is_flag=True, help="Print the release result as JSON.")
+def run_cmd(project_file, as_json) -> None:
+    """Make the next release of the project that a project file describes
+    (--project FILE, or sqlanon.toml in the current directory)."""
+    import dataclasses
+
+    import duckdb
+
+    from .errors import SqlanonError
+    from .publisher import Publisher
+
+    db, project, cfg = _target(None, None, project_file)
+    con = _connect(db)
+    try:
+        _note_storage(con, db)
+        result = Publisher(con, project, **cfg.publisher_arguments()).release()
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    except duckdb.Error as exc:  # not expected: the library maps what it knows
+        raise _bad(f"release of project {project!r} failed ({type(exc).__name__}); nothing was written") from exc
+    finally:
+        con.close()
+    if as_json:
+        _echo_json({"project": project, **dataclasses.asdict(result)})
+    else:
+        click.echo(result.line())
+
+
+@main.command("compile")
+@click.argument("db", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.argument("project", required=False)
+@_PROJECT_FILE
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="SQL file to write (default: standard output).")
+def compile_cmd(db, project, project_file, out) -> None:
+    """Write the next release of PROJECT as one SQL script for the DuckDB shell
+    (`duckdb DB < release.sql` makes the same tables as `sqlanon run`). The
+    release is made and rolled back to record it: nothing is written to DB.
+    An existing project's parameters come from its ledger, a first release's
+    from the project file."""
+    import duckdb
+
+    from .compile import compile_release
+    from .errors import SqlanonError
+
+    db, project, cfg = _target(db, project, project_file)
+    con = _connect(db)
+    try:
+        sql = compile_release(con, project, **(cfg.publisher_arguments() if cfg else {}))
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    except duckdb.Error as exc:
+        raise _bad(f"compile of project {project!r} failed ({type(exc).__name__}); nothing was written") from exc
+    finally:
+        con.close()
+    if out is None:
+        click.echo(sql, nl=False)
+        return
+    try:
+        Path(out).write_text(sql, encoding="utf-8")
+    except OSError as exc:
+        raise _bad(f"cannot write {out!r} ({exc.strerror or exc})") from exc
+    click.echo(f"wrote {out}: the next release of project {project!r}; run it with: duckdb {db} < {out}", err=True)
+
+
+@main.command("export")
+@click.argument("project", required=False)
+@click.option("--db", type=click.Path(exists=True, dir_okay=False), help="Database file (read-only).")
+@click.option("--to", "to", type=click.Path(file_okay=False),
+              help="Folder to write the files to (default: the project file's [export] to).")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]),
+              help="File format (default: the project file's, else parquet).")
+@_PROJECT_FILE
+def export_cmd(project, db, to, fmt, project_file) -> None:
+    """Write the published tables of PROJECT (qit, st, published - never the
+    private membership or state) as files, each in an order of its own public
+    columns."""
+    from .errors import SqlanonError
+    from .export import export
+
+    db, project, cfg = _target(db, project, project_file)
+    if cfg is not None:
+        to = to or (str(cfg.export_to) if cfg.export_to else None)
+        fmt = fmt or cfg.export_format
+    if to is None:
+        raise _bad("give --to FOLDER (or `to` in the project file's [export] table)")
+    fmt = fmt or "parquet"
+
+    con = _connect(None)
+    _attach(con, db, "sqlanon_exported")
+    try:
+        files = export(con, project, to, format=fmt)
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    finally:
+        con.close()
+    for path, n in files:
+        click.echo(f"wrote {path} ({n} rows)")
+
+
+@main.command("migrate")
+@click.argument("project")
+@click.option("--db", required=True, type=click.Path(exists=True, dir_okay=False), help="Database file.")
+def migrate_cmd(project, db) -> None:
+    """Move the private tables of PROJECT that an older sqlanon kept in the main
+    schema (sqlanon_P_membership, sqlanon_P__ledger, ...) into schema
+    sqlanon_private, in one transaction (docs/contracts.md)."""
+    from .errors import SqlanonError
+    from .project import migrate
+
+    con = _connect(db)
+    try:
+        moved = migrate(con, project)
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    finally:
+        con.close()
+    click.echo(f"moved {len(moved)} private tables of project {project!r} into schema sqlanon_private"
+               if moved else f"nothing to migrate: project {project!r} has no private tables in the main schema")
 
 
 @main.command("demo")
@@ -430,13 +599,15 @@ def _anonymize(db, source, qi, sa, k, l, t, diversity, c, relaxed, hier, output)
 
 
 @main.command("report")
-@click.argument("db", type=click.Path(exists=True, dir_okay=False))
-@click.argument("project")
+@click.argument("db", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.argument("project", required=False)
+@_PROJECT_FILE
 @click.option("--out", "out", type=click.Path(dir_okay=False),
               help="HTML file to write: one self-contained file (ledger, checks, audit, plots as PNG).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (without the plots).")
 @click.option("--no-plots", is_flag=True, help="Leave the plots out (they need matplotlib: sqlanon[plot]).")
-def report_cmd(db: str, project: str, out: str | None, as_json: bool, no_plots: bool) -> None:
+def report_cmd(db: str | None, project: str | None, project_file: str | None, out: str | None, as_json: bool,
+               no_plots: bool) -> None:
     """Write a report of PROJECT in DB (opened read-only): its ledger, the checks
     of its last release, the audit verdict and findings per check (m from the
     ledger) and the plots. Exit status 0 when the audit is safe, 1 when it finds
@@ -451,6 +622,7 @@ def report_cmd(db: str, project: str, out: str | None, as_json: bool, no_plots: 
 
     if out is None and not as_json:
         raise _bad("give --out FILE.html and/or --json")
+    db, project, _ = _target(db, project, project_file)
     con = _connect(None)
     _attach(con, db, "sqlanon_reported")
     try:

@@ -40,18 +40,22 @@ def run(db: str | Path = "sqlanon_demo.duckdb", *, releases: int = 6, m: int = 5
     db = Path(db)
     con = connect(db)
     try:
-        own = (POOL, NOW, *Project(PROJECT).tables().values())
+        p = Project(PROJECT)
+        # (schema, name) of every table the demo owns: the project's private ones are in sqlanon_private
+        places = [("main", POOL), ("main", NOW), *((s or "main", n) for s, n in map(p.place, p.tables()))]
+        own = [quote(POOL), quote(NOW), *p.refs().values()]
         others = con.execute(
-            "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() WHERE NOT temporary UNION ALL "
-            "SELECT view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary) "
-            "WHERE lower(n) NOT IN (SELECT lower(unnest($own)))", {"own": list(own)}).fetchall()[0][0]
+            "SELECT count(*) FROM (SELECT schema_name AS s, table_name AS n FROM duckdb_tables() WHERE NOT temporary "
+            "UNION ALL SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary) "
+            "WHERE lower(s || '.' || n) NOT IN (SELECT lower(unnest($own)))",
+            {"own": [f"{s}.{n}" for s, n in places]}).fetchall()[0][0]
         if others and not force:
             raise SqlanonError(f"database file {str(db)!r} holds {others} tables or views that are not the demo's; "
                                f"sqlanon demo replaces only its own ({POOL}, {NOW} and project {PROJECT!r}'s "
                                "sqlanon_adult_* tables): pass --force to run it next to yours, or choose another --db")
         con.execute("BEGIN TRANSACTION")
         for t in own:
-            con.execute(f"DROP TABLE IF EXISTS {quote(t)}")
+            con.execute(f"DROP TABLE IF EXISTS {t}")
         con.execute("COMMIT")
         load_adult(con, POOL, part="both", complete=True)
         echo(f"sqlanon demo: {db} | Adult (adult.data + adult.test, complete rows) | QI {', '.join(QI)} | "

@@ -15,7 +15,7 @@ publishes come from :mod:`sqlanon.histories`.
 >>> _ = con.execute("CREATE TABLE src AS SELECT range AS id, range % 10 AS age, 'd' || (range % 4) AS disease FROM range(40)")
 >>> naive.publish(con, "demo", "src", qi=["age"], sa="disease", l=3)
 1
->>> con.execute("SELECT count(*) FROM sqlanon_demo_membership").fetchall()
+>>> con.execute("SELECT count(*) FROM sqlanon_private.demo_membership").fetchall()
 [(40,)]
 """
 
@@ -48,8 +48,8 @@ def publish(
     """Publish ``source`` as the next release of ``project`` (``release``, when
     given, must be that next number): an independent l-diverse Anatomy by
     ``Publisher(model="anatomy", l=l, seed=seed)``, written to
-    ``sqlanon_<project>_qit / _st / _membership`` (and the project's private
-    state) in one transaction. Rows that do not fit (l-eligibility) or have a
+    ``sqlanon_<project>_qit / _st``, ``sqlanon_private.<project>_membership``
+    (and the project's private state) in one transaction. Rows that do not fit (l-eligibility) or have a
     NULL SA are suppressed. ``seed`` is the project's: every release of a
     project takes the same one. Returns the release number."""
     from .publisher import Publisher

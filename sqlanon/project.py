@@ -3,13 +3,22 @@ those tables exist (SPEC §9). Nothing else builds ``sqlanon_<project>_...``.
 
 The names (docs/contracts.md, docs/publisher.md):
 
-- the release contract's tables, read by whoever receives a release:
-  ``sqlanon_<P>_qit``, ``_st``, ``_published`` (generalized output) and the
-  private ``_membership`` (``PUBLIC``);
-- the project's private state: ``sqlanon_<P>__ledger``, ``__groups``, ...
-  (``PRIVATE``);
+- the published tables, in the database's default schema, read by whoever
+  receives a release: ``sqlanon_<P>_qit``, ``_st``, ``_published`` (generalized
+  output) (``PUBLIC``);
+- everything that holds ids, true SA values, QI per person or secrets - the
+  contract's membership and the project's private state - in a schema of its own,
+  ``sqlanon_private``, under names that do not start with ``sqlanon_``:
+  ``sqlanon_private.<P>_membership``, ``sqlanon_private.<P>__ledger``, ...
+  (``PRIVATE``). A table-name pattern such as ``sqlanon_<P>_%`` (in any schema)
+  finds only published tables, and ``SHOW TABLES`` lists only those;
 - per-release temporary tables ``sqlanon__<P>_<key>`` (dropped before COMMIT)
   and the scratch tables of tools that read a project (``sqlanon__<tool>_<P>...``).
+
+Files written before the private schema keep the private tables in the main
+schema as ``sqlanon_<P>_membership`` and ``sqlanon_<P>__<x>``: every lookup
+(:meth:`Project.exists`) refuses such a project with an error that says to run
+``sqlanon migrate``, which moves them (:func:`migrate`, one transaction).
 
 DuckDB resolves table names case-insensitively, so projects ``ward`` and
 ``WARD`` are one project (one set of tables): :meth:`Project.exists` looks
@@ -17,14 +26,14 @@ names up the same way.
 
 >>> p = Project("ward")
 >>> p.table("qit"), p.table("ledger"), p.temp("pool")
-('sqlanon_ward_qit', 'sqlanon_ward__ledger', 'sqlanon__ward_pool')
+('sqlanon_ward_qit', 'sqlanon_private.ward__ledger', 'sqlanon__ward_pool')
 >>> p.ref("ledger")
-'"sqlanon_ward__ledger"'
+'"sqlanon_private"."ward__ledger"'
 >>> import duckdb
 >>> con = duckdb.connect()
 >>> p.exists(con, "ledger")
 False
->>> _ = con.execute("CREATE TABLE SQLANON_WARD__LEDGER (release INTEGER)")
+>>> _ = con.execute("CREATE SCHEMA sqlanon_private; CREATE TABLE sqlanon_private.WARD__LEDGER (release INTEGER)")
 >>> p.exists(con, "ledger")
 True
 """
@@ -35,13 +44,17 @@ from dataclasses import dataclass
 
 import duckdb
 
+from .errors import SqlanonError
 from .ident import check_project, quote
 
-#: the release contract's tables: key -> suffix of ``sqlanon_<P>``
-PUBLIC = {"qit": "_qit", "st": "_st", "pub": "_published", "mem": "_membership"}
-#: the project's private state: key -> suffix of ``sqlanon_<P>``
+#: the schema of every project's private tables
+PRIVATE_SCHEMA = "sqlanon_private"
+#: the published tables (default schema): key -> suffix of ``sqlanon_<P>``
+PUBLIC = {"qit": "_qit", "st": "_st", "pub": "_published"}
+#: the contract's membership and the project's private state (schema
+#: ``sqlanon_private``): key -> suffix of ``<P>``
 PRIVATE = {
-    "groups": "__groups", "ledger": "__ledger", "rows": "__rows", "entries": "__entries", "chains": "__chains",
+    "mem": "_membership", "groups": "__groups", "ledger": "__ledger", "rows": "__rows", "entries": "__entries", "chains": "__chains",
     "held": "__held", "gone": "__gone", "persons": "__persons", "secret": "__secret", "lock": "__lock",
     "vals": "__values",
 }
@@ -58,19 +71,30 @@ class Project:
         check_project(self.name)
 
     # ------------------------------------------------------------------ names
-    def table(self, key: str) -> str:
-        """The (unquoted) name of table ``key`` (a key of ``PUBLIC`` or ``PRIVATE``).
-        Private state lives next to the contract tables for now; moving it to a
-        schema of its own is a change here (and in :meth:`ref`, :meth:`exists`)."""
+    def place(self, key: str) -> tuple[str | None, str]:
+        """(schema, name) of table ``key`` (a key of ``PUBLIC`` or ``PRIVATE``);
+        schema None: the connection's default schema."""
         if key in PUBLIC:
-            return f"sqlanon_{self.name}{PUBLIC[key]}"
+            return None, f"sqlanon_{self.name}{PUBLIC[key]}"
         if key in PRIVATE:
-            return f"sqlanon_{self.name}{PRIVATE[key]}"
+            return PRIVATE_SCHEMA, f"{self.name}{PRIVATE[key]}"
         raise KeyError(f"no project table {key!r}; known: {', '.join([*PUBLIC, *PRIVATE])}")
+
+    def table(self, key: str) -> str:
+        """The (unquoted) name of table ``key``, schema-qualified for private tables:
+        ``sqlanon_ward_qit``, ``sqlanon_private.ward_membership``."""
+        schema, name = self.place(key)
+        return name if schema is None else f"{schema}.{name}"
 
     def ref(self, key: str) -> str:
         """Table ``key`` as it is written in SQL (quoted)."""
-        return quote(self.table(key))
+        schema, name = self.place(key)
+        return quote(name) if schema is None else f"{quote(schema)}.{quote(name)}"
+
+    def legacy_name(self, key: str) -> str:
+        """Where files written before the private schema keep private table
+        ``key``: ``sqlanon_<P><suffix>`` in the main schema."""
+        return f"sqlanon_{self.name}{PRIVATE[key]}"
 
     def tables(self) -> dict[str, str]:
         """Every table of the project: key -> name (contract tables first)."""
@@ -92,13 +116,37 @@ class Project:
     # -------------------------------------------------------------- catalog
     def exists(self, con: duckdb.DuckDBPyConnection, key: str) -> bool:
         """Whether table ``key`` is there: a table or view of that name, in any
-        case, in the catalog of ``con`` (temporary objects do not count). Read
-        from the catalog, not by a statement that may fail (a failed statement
-        aborts the caller's open transaction; a release checks inside one)."""
-        return bool(con.execute(
-            "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() WHERE NOT temporary UNION ALL "
-            "SELECT view_name FROM duckdb_views() WHERE NOT temporary) WHERE lower(n) = lower(?)",
-            [self.table(key)]).fetchall()[0][0])
+        case, in its schema (private tables) in the catalog of ``con``
+        (temporary objects do not count). Read from the catalog, not by a
+        statement that may fail (a failed statement aborts the caller's open
+        transaction; a release checks inside one). A project whose private
+        tables are still in the main schema (an older file) is refused with an
+        error that says how to migrate it."""
+        schema, name = self.place(key)
+        rows = con.execute(
+            "SELECT lower(n) = lower($name) AND (s = $schema OR $schema IS NULL), lower(n) = ANY($legacy) "
+            "AND s = 'main' FROM (SELECT table_name AS n, lower(schema_name) AS s FROM duckdb_tables() "
+            "WHERE NOT temporary UNION ALL SELECT view_name, lower(schema_name) FROM duckdb_views() "
+            "WHERE NOT temporary) "
+            "WHERE lower(n) = lower($name) OR lower(n) = ANY($legacy)",
+            {"name": name, "schema": schema, "legacy": [self.legacy_name(k).lower() for k in PRIVATE]}).fetchall()
+        if any(old for _, old in rows):
+            raise self._legacy_error()
+        return any(hit for hit, _ in rows)
+
+    def _legacy_error(self) -> SqlanonError:
+        return SqlanonError(
+            f"project {self.name!r} keeps its private tables (membership, ledger, ...) in the main schema next to "
+            f"the published ones, as files written by an older sqlanon do; move them once into schema "
+            f"{PRIVATE_SCHEMA} with `sqlanon migrate {self.name} --db FILE` (Python: "
+            f"sqlanon.project.migrate(con, {self.name!r})), then run this again; nothing was changed")
+
+    def legacy_tables(self, con: duckdb.DuckDBPyConnection) -> list[str]:
+        """Names of this project's private tables still in the main schema (an older file)."""
+        return [r[0] for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE NOT temporary AND database_name = current_database() "
+            "AND schema_name = 'main' AND lower(table_name) = ANY(?) ORDER BY 1",
+            [[self.legacy_name(k).lower() for k in PRIVATE]]).fetchall()]
 
     def locate(self, con: duckdb.DuckDBPyConnection, key: str,
                where: tuple[str, str, str] | None = None) -> tuple[str, str, str] | None:
@@ -106,11 +154,50 @@ class Project:
         spells it, or None; with ``where`` (an earlier answer) only that exact
         place counts (a release asks a fresh cursor whether a table it saw is
         committed)."""
+        schema, name = self.place(key)
         sql = ("SELECT database_name, schema_name, table_name FROM duckdb_tables() "
-               "WHERE lower(table_name) = lower(?) AND NOT temporary")
-        args = [self.table(key)]
+               "WHERE lower(table_name) = lower(?) AND NOT temporary AND (lower(schema_name) = lower(?) OR ? IS NULL)")
+        args = [name, schema, schema]
         if where is not None:
             sql += " AND database_name = ? AND schema_name = ? AND table_name = ?"
             args += list(where)
         rows = con.execute(sql, args).fetchall()
         return tuple(rows[0]) if rows else None
+
+
+def migrate(con: duckdb.DuckDBPyConnection, project: str) -> list[str]:
+    """Move the private tables of ``project`` that an older sqlanon wrote into
+    the main schema (``sqlanon_<P>_membership``, ``sqlanon_<P>__<x>``) into
+    schema ``sqlanon_private`` under their current names, in one transaction
+    (rows, column names and types, and row order kept; the published tables are
+    not touched). Returns the names moved (empty: nothing to do). Raises when
+    both places hold a table (restore the file from a backup)."""
+    p = Project(project)
+    try:
+        con.execute("BEGIN TRANSACTION")
+    except duckdb.Error as exc:
+        raise SqlanonError(f"cannot migrate project {project!r}: this connection has an open transaction; commit "
+                           "or roll it back first") from exc
+    try:
+        old = {n.lower(): n for n in p.legacy_tables(con)}
+        moved = []
+        if old:
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(PRIVATE_SCHEMA)}")
+        for key in PRIVATE:
+            name = old.get(p.legacy_name(key).lower())
+            if name is None:
+                continue
+            if p.locate(con, key):
+                raise SqlanonError(f"cannot migrate project {project!r}: both {name} (main schema) and "
+                                   f"{p.table(key)} exist; restore the file from a backup; nothing was changed")
+            con.execute(f"CREATE TABLE {p.ref(key)} AS SELECT * FROM main.{quote(name)}")
+            con.execute(f"DROP TABLE main.{quote(name)}")
+            moved.append(name)
+        con.execute("COMMIT")
+    except BaseException as exc:
+        con.execute("ROLLBACK")
+        if isinstance(exc, duckdb.Error) and "read-only" in str(exc):
+            raise SqlanonError(f"cannot migrate project {project!r}: the database is open read-only; open it "
+                               "read-write; nothing was changed") from exc
+        raise
+    return moved

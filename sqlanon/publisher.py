@@ -27,10 +27,10 @@ from dataclasses import asdict, dataclass
 
 import duckdb
 
-from . import eligibility, templates
+from . import __version__, eligibility, templates
 from .errors import SqlanonError
 from .ident import quote, require_m, table_columns
-from .project import Project
+from .project import PRIVATE_SCHEMA, Project
 
 OUTPUTS = ("anatomy", "generalized")
 # Eligibility of the new rows (docs/threat_model.md, "Absence"): the method a
@@ -87,6 +87,7 @@ _TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", 
           "hist", "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms",
           "gdiff", "gcand", "gnew", "cfsrc")
 _TEMP_VIEWS = ("rel", "gpres")  # dropped before the tables they read
+_GATE = ("_gate/presence.sql.j2", "_gate/gate.sql.j2")  # the release gate's templates
 _RUNNING: set[int] = set()  # ids of connections running a release (Publisher.release)
 _RUNNING_LOCK = threading.Lock()
 
@@ -355,16 +356,19 @@ class Publisher:
                                    "drop it or choose another project name")
         return cols
 
-    def _fingerprint(self) -> int:
-        """The ledger's fingerprint of the source: the first 64 bits of
+    def _fingerprint(self) -> str:
+        """The ledger's fingerprint of the source, as a scalar subquery with two
+        positional parameters (digest, rows): the first 64 bits of
         sha256(project secret : digest : rows), where the digest is the XOR of the
         rows' hash(id, SA, QI). Unkeyed, the XOR of two releases' digests is
         hash(id, old, QI) XOR hash(id, new, QI) when one person changes SA, which
         with the id and QI gives {old, new} away; keyed by a secret that nothing
-        published reveals, two fingerprints only say whether the source changed."""
-        return int(self._q(
-            f"SELECT ('0x' || left(sha256(key || ':' || $d::VARCHAR || ':' || $n::VARCHAR), 16))::UBIGINT "
-            f"FROM {self.proj.ref('secret')}", {"d": self._digest, "n": self._rows})[0][0])
+        published reveals, two fingerprints only say whether the source changed.
+        Computed in SQL where the secret is (the secret never passes through a
+        statement's text, so a release written out as SQL by sqlanon.compile holds
+        no key)."""
+        return (f"(SELECT ('0x' || left(sha256(key || ':' || ?::VARCHAR || ':' || ?::VARCHAR), 16))::UBIGINT "
+                f"FROM {self.proj.ref('secret')})")
 
     # ---------------------------------------------------------------- locking
     def _busy(self) -> SqlanonError:
@@ -381,6 +385,7 @@ class Publisher:
         committed between this one's BEGIN and its first write - is caught by
         :meth:`_check_unchanged` before COMMIT."""
         L = self.proj.ref("lock")
+        self.con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(PRIVATE_SCHEMA)}")  # private tables (sqlanon.project)
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {L} (releases BIGINT)")
         self.con.execute(f"INSERT INTO {L} SELECT 0 WHERE NOT EXISTS (FROM {L})")
         self.con.execute(f"UPDATE {L} SET releases = releases + 1")
@@ -455,9 +460,11 @@ class Publisher:
         self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['secret']} (key VARCHAR)")
         self.con.execute(f"INSERT INTO {T['secret']} SELECT $key WHERE NOT EXISTS (FROM {T['secret']})",
                          {"key": secrets.token_hex(32)})
-        # ledgers made before the anatomy models and the release gate lack the last columns
-        for c in ("suppressed", "dl", "exposed"):
-            self.con.execute(f"ALTER TABLE {T['ledger']} ADD COLUMN IF NOT EXISTS {c} BIGINT")
+        # ledgers made before the anatomy models, the release gate and the
+        # provenance columns (package version, template hashes) lack the last columns
+        for c, t in (("suppressed", "BIGINT"), ("dl", "BIGINT"), ("exposed", "BIGINT"), ("sqlanon_version", "VARCHAR"),
+                     ("template_sha256", "VARCHAR"), ("template_overrides", "VARCHAR")):
+            self.con.execute(f"ALTER TABLE {T['ledger']} ADD COLUMN IF NOT EXISTS {c} {t}")
 
     # ----------------------------------------------------------------- release
     def _context(self, cols: dict[str, str]) -> dict:
@@ -557,8 +564,8 @@ class Publisher:
         """The release gate (docs/threat_model.md): the release, with every earlier
         one, against the adversary of SPEC §6b; refuses the release when any
         person's candidate SA set falls to 1..m-1 values."""
-        (same,) = self._run_marked("_gate/presence.sql.j2", ctx, params, prof)
-        exposed, disclosed = self._run_marked("_gate/gate.sql.j2", ctx | {"presence_same": bool(same)}, params, prof)
+        (same,) = self._run_marked(_GATE[0], ctx, params, prof)
+        exposed, disclosed = self._run_marked(_GATE[1], ctx | {"presence_same": bool(same)}, params, prof)
         if exposed and (self.eligibility == "optimal-unsafe" or not self.spec.gated):
             return int(exposed)  # an explicitly unsafe choice: committed, its exposure reported
         if exposed:
@@ -633,7 +640,6 @@ class Publisher:
                         stats = rows[0]
                     prof.mark(_stmt_label(step, i, stmt))
             exposed = self._gate(ctx, params, prof)
-            fp = self._fingerprint()
             seconds = time.perf_counter() - t0
             extra = {"suppressed": int(stats[10]), "dl": int(stats[11])} if len(stats) > 10 else {}
             result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra,
@@ -641,10 +647,14 @@ class Publisher:
             d = asdict(result)
             keys = ("published", "groups", "counterfeits", "survivors", "new", "deleted", "reinserted", "updated",
                     "held", "ncp", "seconds", "suppressed", "dl", "exposed")
+            # provenance: the package version and the sha256 of every template this release rendered
+            sha, overridden = templates.hashes(self.env, [*templates.steps(self.env, self.pipeline), *_GATE])
             self.con.execute(
                 f"INSERT INTO {ctx['T']['ledger']} (release, made_at, params, source_schema, fingerprint, "
-                f"{', '.join(keys)}) VALUES (?, now()::TIMESTAMP, ?, ?, ?, {', '.join('?' for _ in keys)})",
-                [r, json.dumps(self.params()), json.dumps(cols), fp, *[d[k] for k in keys]])
+                f"{', '.join(keys)}, sqlanon_version, template_sha256, template_overrides) "
+                f"VALUES (?, now()::TIMESTAMP, ?, ?, {self._fingerprint()}, {', '.join('?' for _ in keys)}, ?, ?, ?)",
+                [r, json.dumps(self.params()), json.dumps(cols), self._digest, self._rows, *[d[k] for k in keys],
+                 __version__, json.dumps(sha), json.dumps(overridden)])
             for k in _TEMP_VIEWS:
                 self.con.execute(f"DROP VIEW IF EXISTS {ctx['T'][k]}")
             for k in _TEMPS:
@@ -672,4 +682,6 @@ def status(con: duckdb.DuckDBPyConnection, project: str):
     proj = Project(project)
     if not proj.exists(con, "ledger"):
         raise SqlanonError(f"project {project!r} has no releases in this database (no table {proj.table('ledger')!r})")
-    return con.execute(f"SELECT * EXCLUDE (params, source_schema) FROM {proj.ref('ledger')} ORDER BY release").df()
+    hide = ["params", "source_schema", "template_sha256", "template_overrides"]  # JSON: read the ledger for them
+    return con.execute(f"SELECT COLUMNS(lambda c: NOT list_contains($hide, c)) FROM {proj.ref('ledger')} "
+                       "ORDER BY release", {"hide": hide}).df()

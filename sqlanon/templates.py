@@ -69,6 +69,22 @@ def steps(env: jinja2.Environment, pipeline: str) -> list[str]:
     return names
 
 
+def hashes(env: jinja2.Environment, names) -> tuple[dict[str, str], list[str]]:
+    """The sha256 (hex) of the source of each template in ``names``, as the
+    environment loads it (an override when the project has one), and the names
+    that came from the override folder (recorded in the release ledger)."""
+    import hashlib
+
+    shipped = Path(sql_dir()).resolve()
+    sha, overridden = {}, []
+    for name in names:
+        source, filename, _ = env.loader.get_source(env, name)
+        sha[name] = hashlib.sha256(source.encode("utf-8")).hexdigest()
+        if filename and shipped not in Path(filename).resolve().parents:
+            overridden.append(name)
+    return sha, overridden
+
+
 def render(env: jinja2.Environment, name: str, context: dict) -> list[str]:
     """Render template ``name`` with an explicit context; returns its statements
     (see :func:`statements`)."""

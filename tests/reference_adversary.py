@@ -152,7 +152,7 @@ def attack(con, project: str, sources: list[dict], *, qi: list[str], sa: str, m:
         # published at all, or published with an earlier value: dynamic
         # Anatomy's SVM rule suppresses an updated person's new version)
         published = {row[0]: row[1] for row in con.execute(
-            f"SELECT id, {q(sa)} FROM {q('sqlanon_' + project + '_membership')} "
+            f"SELECT id, {q(sa)} FROM sqlanon_private.{q(project + '_membership')} "
             "WHERE release = ? AND NOT is_counterfeit", [r]).fetchall()}
         held = frozenset(v for pid, (_, v) in src.items() if published.get(pid, object()) != v)
         boxes = _BoxIndex(groups, numeric) if output == "generalized" else None

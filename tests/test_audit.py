@@ -23,12 +23,12 @@ def _fig1(con, second: str) -> None:
     c = [(1, 1, "[18-20]", "HIV"), (1, 2, "[18-20]", "FLU"), (2, 3, "[19-21]", "ACNE"), (2, 4, "[19-21]", "COUCH")]
     con.execute(
         "CREATE TABLE sqlanon_fig1_published(release INTEGER, group_id BIGINT, age VARCHAR, disease VARCHAR);"
-        "CREATE TABLE sqlanon_fig1_membership(release INTEGER, id BIGINT, group_id BIGINT, is_counterfeit BOOLEAN, disease VARCHAR);"
+        "CREATE SCHEMA IF NOT EXISTS sqlanon_private; CREATE TABLE sqlanon_private.fig1_membership(release INTEGER, id BIGINT, group_id BIGINT, is_counterfeit BOOLEAN, disease VARCHAR);"
     )
     for r, rows in ((1, a), (2, b if second == "b" else c)):
         for g, pid, age, dis in rows:
             con.execute("INSERT INTO sqlanon_fig1_published VALUES (?, ?, ?, ?)", [r, g, age, dis])
-            con.execute("INSERT INTO sqlanon_fig1_membership VALUES (?, ?, ?, false, ?)", [r, pid, g, dis])
+            con.execute("INSERT INTO sqlanon_private.fig1_membership VALUES (?, ?, ?, false, ?)", [r, pid, g, dis])
     # the anatomized view of the same releases (st), for the SQL macros
     con.execute(
         "CREATE TABLE sqlanon_fig1_st AS SELECT release, group_id, disease, count(*) AS count "
@@ -70,12 +70,12 @@ def test_generalized_only_project_is_read_through_published(con):
 
 def test_release_diff_classes(con):
     con.execute(
-        "CREATE TABLE sqlanon_d_membership(release INTEGER, id INTEGER, group_id BIGINT, is_counterfeit BOOLEAN, sa VARCHAR);"
-        "INSERT INTO sqlanon_d_membership VALUES "
+        "CREATE SCHEMA IF NOT EXISTS sqlanon_private; CREATE TABLE sqlanon_private.d_membership(release INTEGER, id INTEGER, group_id BIGINT, is_counterfeit BOOLEAN, sa VARCHAR);"
+        "INSERT INTO sqlanon_private.d_membership VALUES "
         "(1, 1, 1, false, 'a'), (1, 2, 1, false, 'b'), (1, 3, 1, false, 'c'), (1, NULL, 1, true, 'd'),"
         "(2, 1, 1, false, 'a'), (2, 2, 1, false, 'x'), (2, 5, 2, false, 'e'),"
         "(3, 1, 1, false, 'a'), (3, 3, 1, false, 'c'), (3, 4, 1, false, 'd'), (3, 5, 2, false, 'e');"
-        "CREATE TABLE sqlanon_d_st AS SELECT release, group_id, sa, count(*) AS count FROM sqlanon_d_membership GROUP BY ALL"
+        "CREATE TABLE sqlanon_d_st AS SELECT release, group_id, sa, count(*) AS count FROM sqlanon_private.d_membership GROUP BY ALL"
     )
     d12 = dict(con.execute("SELECT * FROM sqlanon_release_diff('d', 1, 2)").fetchall())
     assert d12 == {1: "survivor", 2: "updated", 3: "deleted", 5: "new"}
@@ -95,11 +95,11 @@ def test_collusion_over_non_consecutive_releases(con):
         (3, 3, 1, "SSM-pos"), (3, 9, 1, "Dyspepsia"),
     ]
     con.execute(
-        "CREATE TABLE sqlanon_c_membership(release INTEGER, id INTEGER, group_id BIGINT, is_counterfeit BOOLEAN, disease VARCHAR)"
+        "CREATE SCHEMA IF NOT EXISTS sqlanon_private; CREATE TABLE sqlanon_private.c_membership(release INTEGER, id INTEGER, group_id BIGINT, is_counterfeit BOOLEAN, disease VARCHAR)"
     )
-    con.executemany("INSERT INTO sqlanon_c_membership VALUES (?, ?, ?, false, ?)", rows)
+    con.executemany("INSERT INTO sqlanon_private.c_membership VALUES (?, ?, ?, false, ?)", rows)
     con.execute(
-        "CREATE TABLE sqlanon_c_st AS SELECT release, group_id, disease, count(*) AS count FROM sqlanon_c_membership GROUP BY ALL"
+        "CREATE TABLE sqlanon_c_st AS SELECT release, group_id, disease, count(*) AS count FROM sqlanon_private.c_membership GROUP BY ALL"
     )
     got = con.execute("SELECT id, releases_a, releases_b, common FROM sqlanon_collusion_violations('c', 2)").fetchall()
     assert (3, [1], [3], ["SSM-pos"]) in got
@@ -219,7 +219,7 @@ def test_ambiguous_qi_is_not_linked(con):
 def test_audit_report_on_seed004_example(con):
     _anatomy(con, "p", [T6, {1: [M45, M46, M47], 2: T6[2], 3: T6[3]}])
     con.execute(
-        "CREATE TABLE sqlanon_p_membership AS SELECT q.release, row_number() OVER (ORDER BY age, sex, zipcode) AS id, "
+        "CREATE SCHEMA IF NOT EXISTS sqlanon_private; CREATE TABLE sqlanon_private.p_membership AS SELECT q.release, row_number() OVER (ORDER BY age, sex, zipcode) AS id, "
         "q.group_id, false AS is_counterfeit, NULL::VARCHAR AS disease FROM sqlanon_p_qit q WHERE false"
     )
     report = sqlanon.audit(con, "p", 3)
@@ -231,7 +231,7 @@ def test_audit_report_on_seed004_example(con):
 
 
 def test_audit_errors_name_the_problem(con):
-    with pytest.raises(SqlanonError, match="sqlanon_nope_membership"):
+    with pytest.raises(SqlanonError, match="sqlanon_private.nope_membership"):
         sqlanon.audit(con, "nope", 2)
     with pytest.raises(SqlanonError, match="project name"):
         sqlanon.audit(con, "x; DROP TABLE y", 2)
@@ -254,7 +254,7 @@ def test_cli_audit(tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "sqlanon.cli", "audit", str(db), "nope", "--m", "2"], capture_output=True, text=True
     )
-    assert run.returncode == 2 and "sqlanon_nope_membership" in run.stderr
+    assert run.returncode == 2 and "sqlanon_private.nope_membership" in run.stderr
 
 
 def test_macros_run_in_the_duckdb_cli(tmp_path, duckdb_shell):
@@ -266,10 +266,10 @@ def test_macros_run_in_the_duckdb_cli(tmp_path, duckdb_shell):
         bundle()
         + "\nCREATE TABLE sqlanon_p_qit AS SELECT * FROM (VALUES (1, 1::BIGINT, 45, 'M'), (1, 1, 46, 'M'), (2, 1, 45, 'M')) t(release, group_id, age, sex);"
         + "\nCREATE TABLE sqlanon_p_st AS SELECT * FROM (VALUES (1, 1::BIGINT, 'Flu', 1::BIGINT), (1, 1, 'HIV', 1), (2, 1, 'Flu', 1)) t(release, group_id, disease, count);"
-        + "\nCREATE TABLE sqlanon_p_membership AS SELECT * FROM (VALUES (1, 1, 1::BIGINT, false, 'Flu'), (1, 2, 1, false, 'HIV'), (2, 1, 1, false, 'Flu')) t(release, id, group_id, is_counterfeit, disease);"
+        + "\nCREATE SCHEMA IF NOT EXISTS sqlanon_private; CREATE TABLE sqlanon_private.p_membership AS SELECT * FROM (VALUES (1, 1, 1::BIGINT, false, 'Flu'), (1, 2, 1, false, 'HIV'), (2, 1, 1, false, 'Flu')) t(release, id, group_id, is_counterfeit, disease);"
         + "\n.mode csv\nSELECT attack, inferred FROM sqlanon_comparison_attacks('p', 2);"
         + "\nSELECT id, class FROM sqlanon_release_diff('p', 1, 2);"
-        + "\nSELECT count(*) FROM sqlanon_anatomy_groups('sqlanon_p_membership', 'id', 'disease', 2);\n"
+        + "\nSELECT count(*) FROM sqlanon_anatomy_groups('sqlanon_private.p_membership', 'id', 'disease', 2);\n"
     )
     out = subprocess.run([cli, "-c", f".read {script}"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -299,7 +299,7 @@ def _m_invariant_history(con, project, m, n_releases, seed):
     con.execute(
         f"CREATE TABLE sqlanon_{project}_qit(release INTEGER, group_id BIGINT, age INTEGER, zip VARCHAR);"
         f"CREATE TABLE sqlanon_{project}_st(release INTEGER, group_id BIGINT, disease VARCHAR, count BIGINT);"
-        f"CREATE TABLE sqlanon_{project}_membership(release INTEGER, id INTEGER, group_id BIGINT, is_counterfeit BOOLEAN, disease VARCHAR);"
+        f"CREATE SCHEMA IF NOT EXISTS sqlanon_private; CREATE TABLE sqlanon_private.{project}_membership(release INTEGER, id INTEGER, group_id BIGINT, is_counterfeit BOOLEAN, disease VARCHAR);"
     )
     fake = [0]
     for r in range(1, n_releases + 1):
@@ -321,7 +321,7 @@ def _m_invariant_history(con, project, m, n_releases, seed):
                 con.execute(f"INSERT INTO sqlanon_{project}_qit VALUES (?, ?, ?, ?)", [r, g, *qi])
                 con.execute(f"INSERT INTO sqlanon_{project}_st VALUES (?, ?, ?, 1)", [r, g, sa])
                 con.execute(
-                    f"INSERT INTO sqlanon_{project}_membership VALUES (?, ?, ?, ?, ?)", [r, pid, g, pid is None, sa]
+                    f"INSERT INTO sqlanon_private.{project}_membership VALUES (?, ?, ?, ?, ?)", [r, pid, g, pid is None, sa]
                 )
 
 
@@ -331,7 +331,7 @@ def test_m_invariant_history_is_safe(con, seed):
     report = sqlanon.audit(con, "mi", 3)
     assert report.verdict == "safe", report.summary()
     # the history is not trivial: counterfeits, deletions and new persons
-    assert con.execute("SELECT count(*) FROM sqlanon_mi_membership WHERE is_counterfeit").fetchall()[0][0] > 0
+    assert con.execute("SELECT count(*) FROM sqlanon_private.mi_membership WHERE is_counterfeit").fetchall()[0][0] > 0
     classes = {c for r in range(1, 5) for (c,) in con.execute(
         "SELECT DISTINCT class FROM sqlanon_release_diff('mi', ?, ?)", [r, r + 1]).fetchall()}
     assert {"survivor", "deleted", "new"} <= classes

@@ -39,14 +39,14 @@ def membership_histories(draw):
 
 
 def _load_membership(con, rows):
-    con.execute("DROP TABLE IF EXISTS sqlanon_h_membership; DROP TABLE IF EXISTS sqlanon_h_st")
+    con.execute("DROP TABLE IF EXISTS sqlanon_private.h_membership; DROP TABLE IF EXISTS sqlanon_h_st")
     con.execute(
-        "CREATE TABLE sqlanon_h_membership(release INTEGER, id INTEGER, group_id BIGINT, is_counterfeit BOOLEAN, sa VARCHAR)"
+        "CREATE SCHEMA IF NOT EXISTS sqlanon_private; CREATE TABLE sqlanon_private.h_membership(release INTEGER, id INTEGER, group_id BIGINT, is_counterfeit BOOLEAN, sa VARCHAR)"
     )
     if rows:
-        con.executemany("INSERT INTO sqlanon_h_membership VALUES (?, ?, ?, ?, ?)", [list(r) for r in rows])
+        con.executemany("INSERT INTO sqlanon_private.h_membership VALUES (?, ?, ?, ?, ?)", [list(r) for r in rows])
     con.execute(
-        "CREATE TABLE sqlanon_h_st AS SELECT release, group_id, sa, count(*) AS count FROM sqlanon_h_membership GROUP BY ALL"
+        "CREATE TABLE sqlanon_h_st AS SELECT release, group_id, sa, count(*) AS count FROM sqlanon_private.h_membership GROUP BY ALL"
     )
 
 

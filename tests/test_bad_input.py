@@ -133,15 +133,15 @@ def test_project_names_are_case_insensitive(released):
     unchanged(con, lambda: _pub(con, "WARD", source="other").release(), "released with source = 'src', now 'other'")
     unchanged(con, lambda: _pub(con, "Ward", m=4).release(), "released with m = 3, now 4")
     assert _pub(con, "WARD").release().release == 2
-    assert [r for (r,) in con.execute("SELECT release FROM sqlanon_ward__ledger ORDER BY 1").fetchall()] == [1, 2]
+    assert [r for (r,) in con.execute("SELECT release FROM sqlanon_private.ward__ledger ORDER BY 1").fetchall()] == [1, 2]
     assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_WARD%'").fetchall() == [(0,)]
     assert len(status(con, "WARD")) == 2
 
 
 def _consistent(con, project="ward"):
     """Ledger releases are 1..k, and each release's membership equals its count."""
-    led = con.execute(f"SELECT release, published FROM sqlanon_{project}__ledger ORDER BY 1").fetchall()
-    mem = con.execute(f"SELECT release, count(*) FROM sqlanon_{project}_membership GROUP BY 1 ORDER BY 1").fetchall()
+    led = con.execute(f"SELECT release, published FROM sqlanon_private.{project}__ledger ORDER BY 1").fetchall()
+    mem = con.execute(f"SELECT release, count(*) FROM sqlanon_private.{project}_membership GROUP BY 1 ORDER BY 1").fetchall()
     assert [r for r, _ in led] == list(range(1, len(led) + 1))
     assert led == mem
     return len(led)
@@ -205,8 +205,8 @@ def test_two_threads_on_one_connection(con):
 
 
 def test_dropped_membership_table(released):
-    released.execute("DROP TABLE sqlanon_ward_membership")
-    unchanged(released, lambda: _pub(released).release(), "is damaged: its table 'sqlanon_ward_membership' is missing")
+    released.execute("DROP TABLE sqlanon_private.ward_membership")
+    unchanged(released, lambda: _pub(released).release(), "is damaged: its table 'sqlanon_private.ward_membership' is missing")
 
 
 @pytest.mark.parametrize("table,edit", [("membership", "DELETE FROM {t} WHERE id < 10"),
@@ -215,8 +215,9 @@ def test_dropped_membership_table(released):
                                         ("membership", "INSERT INTO {t} SELECT release + 1, id, group_id, "
                                                        "is_counterfeit, d FROM {t}")])
 def test_state_edited_by_hand(released, table, edit):
-    released.execute(edit.format(t=f"sqlanon_ward_{table}"))
-    unchanged(released, lambda: _pub(released).release(), f"is damaged: table 'sqlanon_ward_{table}' holds")
+    name = f"sqlanon_private.ward_{table}" if table == "membership" else f"sqlanon_ward_{table}"
+    released.execute(edit.format(t=name))
+    unchanged(released, lambda: _pub(released).release(), f"is damaged: table '{name}' holds")
 
 
 def test_read_only_connection(tmp_path):
@@ -334,5 +335,6 @@ def test_cli_demo_force_touches_only_its_own_tables(tmp_path):
         assert r.exit_code == 0 and r.output.count("audit: safe") == 2, r.output
     after = _md5_file(db)
     assert {k: v for k, v in after.items() if k in before} == before
-    assert sum(k[2].startswith("sqlanon_adult_") for k in after) >= 6
-    assert all(k[2] in ("adult_pool", "adult_now") or k[2].startswith("sqlanon_adult_") for k in after if k not in before)
+    demo = [k for k in after if k[2].startswith("sqlanon_adult_") or (k[1] == "sqlanon_private" and k[2].startswith("adult_"))]
+    assert len(demo) >= 6 and sum(k[1] == "sqlanon_private" for k in demo) >= 4
+    assert all(k[2] in ("adult_pool", "adult_now") or k in demo for k in after if k not in before)

@@ -103,7 +103,7 @@ def scored_rows(con, release: int) -> pd.DataFrame:
         ), truth AS (
             SELECT group_id, k, count(*) FILTER (WHERE NOT m.is_counterfeit) AS nreal,
                    count(*) FILTER (WHERE m.is_counterfeit) AS nghost
-            FROM sqlanon_c_membership AS m JOIN src{release} AS s ON s.id = m.id
+            FROM sqlanon_private.c_membership AS m JOIN src{release} AS s ON s.id = m.id
             CROSS JOIN LATERAL (SELECT {_key('s')} AS k)
             WHERE m.release = {release}
             GROUP BY ALL
@@ -191,6 +191,6 @@ if __name__ == "__main__":  # exploration: python tests/test_counterfeit_detect.
         print(f"release {r}: share {share:.3f}, ghosts {df['ghost'].sum():.0f}, rows {len(df)}")
         for d, (p, f) in sorted(res.items()):
             print(f"   {d:8s} precision {p:.3f}  flagged {f:.3f}")
-    print(c.execute("SELECT release, ncp, counterfeits, published FROM sqlanon_c__ledger").fetchall()
-          if c.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'sqlanon_c__ledger' "
+    print(c.execute("SELECT release, ncp, counterfeits, published FROM sqlanon_private.c__ledger").fetchall()
+          if c.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'c__ledger' "
                        "AND column_name = 'ncp'").fetchall()[0][0] else "")

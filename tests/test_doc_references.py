@@ -14,7 +14,7 @@ DOCS = [ROOT / "README.md", ROOT / "sql" / "README.md", *sorted((ROOT / "docs").
 # named in the docs on purpose although no such file or attribute exists
 NOT_FILES = {"sql/m_invariance/NN_step.sql.j2",  # the pattern of a step file
              "benchmarks/.venv-pycanon"}  # made by benchmarks/checks.py when it runs
-NOT_NAMES = {"sqlanon.profile"}  # a logger's name
+NOT_NAMES = {"sqlanon.profile", "sqlanon.toml"}  # a logger's name, the project file's name
 
 
 def _paths(text: str) -> set[str]:

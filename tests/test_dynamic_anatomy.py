@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from daa_reference import definition6_violations, exhaustive_daa, penalty_dl
 from sqlanon import Publisher, SqlanonError
 from sqlanon import dynamic_anatomy
+from sqlanon.project import Project
 from table_state import tables_md5
 from test_dynamic_anatomy_reference import T1, T5
 
@@ -39,32 +40,32 @@ def _inject(con, project, assign: dict, sa: dict, qi=("age",)):
     """Make release 1 of ``project`` the given partitioning (id -> partition,
     id -> published SA) of the current src: the paper's "previous release" is a
     given. Rewrites the contract tables and the private state of release 1."""
-    p = f"sqlanon_{project}"
+    T = Project(project).refs()
     con.execute("CREATE OR REPLACE TEMP TABLE inj (id BIGINT, g BIGINT, sa VARCHAR)")
     con.executemany("INSERT INTO inj VALUES (?, ?, ?)", [(i, g, sa[i]) for i, g in assign.items()])
     q = ", ".join(f"s.{c}" for c in qi)
-    for t in ("_membership", "_qit", "_st", "__rows"):
-        con.execute(f"DELETE FROM {p}{t} WHERE release = 1")
-    con.execute(f"DELETE FROM {p}__groups")
-    con.execute(f"INSERT INTO {p}__rows SELECT 1, i.id, i.g, false, {q}, i.sa FROM inj i JOIN src s USING (id)")
-    con.execute(f"INSERT INTO {p}_membership SELECT 1, id, g, false, sa FROM inj")
-    con.execute(f"INSERT INTO {p}_qit SELECT 1, i.g, {q} FROM inj i JOIN src s USING (id)")
-    con.execute(f"INSERT INTO {p}_st SELECT 1, g, sa, count(*) FROM inj GROUP BY ALL")
-    con.execute(f"INSERT INTO {p}__groups SELECT g, list(DISTINCT sa), 1 FROM inj GROUP BY g")
+    for t in ("mem", "qit", "st", "rows"):
+        con.execute(f"DELETE FROM {T[t]} WHERE release = 1")
+    con.execute(f"DELETE FROM {T['groups']}")
+    con.execute(f"INSERT INTO {T['rows']} SELECT 1, i.id, i.g, false, {q}, i.sa FROM inj i JOIN src s USING (id)")
+    con.execute(f"INSERT INTO {T['mem']} SELECT 1, id, g, false, sa FROM inj")
+    con.execute(f"INSERT INTO {T['qit']} SELECT 1, i.g, {q} FROM inj i JOIN src s USING (id)")
+    con.execute(f"INSERT INTO {T['st']} SELECT 1, g, sa, count(*) FROM inj GROUP BY ALL")
+    con.execute(f"INSERT INTO {T['groups']} SELECT g, list(DISTINCT sa), 1 FROM inj GROUP BY g")
     # the release gate's private state replays the injected release: every
     # person published, its candidates the union of the partitions holding its QI
     qk = ", ".join(f"q.{c}" for c in qi)
-    for t in ("__held", "__gone"):
-        con.execute(f"DELETE FROM {p}{t} WHERE release = 1")
-    con.execute(f"DELETE FROM {p}__chains")
-    con.execute(f"""INSERT INTO {p}__chains
+    for t in ("held", "gone"):
+        con.execute(f"DELETE FROM {T[t]} WHERE release = 1")
+    con.execute(f"DELETE FROM {T['chains']}")
+    con.execute(f"""INSERT INTO {T['chains']}
         WITH gm AS (SELECT group_id, bit_or(1::HUGEINT << v.pos::HUGEINT) AS mask
-                    FROM {p}_st AS s JOIN {p}__values AS v ON v.dis = s.dis WHERE s.release = 1 GROUP BY group_id),
-        cand AS (SELECT row({qk}) AS k, bit_or(gm.mask) AS c FROM {p}_qit AS q JOIN gm USING (group_id)
+                    FROM {T['st']} AS s JOIN {T['vals']} AS v ON v.dis = s.dis WHERE s.release = 1 GROUP BY group_id),
+        cand AS (SELECT row({qk}) AS k, bit_or(gm.mask) AS c FROM {T['qit']} AS q JOIN gm USING (group_id)
                  WHERE q.release = 1 GROUP BY ALL)
         SELECT s.id, cand.c, [cand.c], false, false FROM src AS s JOIN cand ON cand.k = row({q})""")
     # the ledger agrees with the injected release (a release checks that first)
-    con.execute(f"UPDATE {p}__ledger SET published = (SELECT count(*) FROM inj) WHERE release = 1")
+    con.execute(f"UPDATE {T['ledger']} SET published = (SELECT count(*) FROM inj) WHERE release = 1")
 
 
 def _release_of(con, project, r):
@@ -101,13 +102,13 @@ def test_seed004_section41_example(con):
     res = _section41(con, "dynamic-anatomy")
     assign, sa = _release_of(con, "t", 2)
     assert definition6_violations(T5, T1, assign, sa, 3) == []
-    held = {i for (i,) in con.execute("SELECT sqlanon__id FROM sqlanon_t__rows WHERE held").fetchall()}
+    held = {i for (i,) in con.execute("SELECT sqlanon__id FROM sqlanon_private.t__rows WHERE held").fetchall()}
     assert held == {6, 7, 12} and sa[12] == "Cancer"  # old version held, new version suppressed (SVM rule)
     assert assign[5] == assign[6] == assign[7]  # partition 2 carried: (48, Female, 60632) published
     # 4^2 + 3^2 + 5^2 + 3^2 + 13 * (3 held + 1 suppressed) = 111
     assert (res.published, res.groups, res.held, res.suppressed, res.dl) == (15, 4, 3, 1, 111)
     assert (res.deleted, res.updated, res.new, res.survivors) == (2, 1, 3, 9)
-    led = con.execute("SELECT held, suppressed, dl FROM sqlanon_t__ledger WHERE release = 2").fetchall()
+    led = con.execute("SELECT held, suppressed, dl FROM sqlanon_private.t__ledger WHERE release = 2").fetchall()
     assert led == [(3, 1, 111)]
     assert _attacks(con, "t", 3) == 0
     # the published QI of the held row is its previous tuple, the SA its previous value
@@ -278,13 +279,13 @@ def test_models_parameters_and_ledger(con):
         _pub(con, "a", l=4).release()
     r2 = Publisher.open(con, "a").release()  # parameters from the ledger
     assert r2.release == 2 and r2.deleted == 2 and r2.held + r2.suppressed > 0
-    led = con.execute("SELECT release, held, suppressed, dl FROM sqlanon_a__ledger ORDER BY release").fetchall()
+    led = con.execute("SELECT release, held, suppressed, dl FROM sqlanon_private.a__ledger ORDER BY release").fetchall()
     assert led == [(1, 0, 0, 90), (2, r2.held, r2.suppressed, r2.dl)]
     # bad input writes nothing
     con.execute("UPDATE src SET dis = NULL WHERE id = 3")
     with pytest.raises(SqlanonError, match="NULL in SA column"):
         _pub(con, "a").release()
-    assert con.execute("SELECT max(release) FROM sqlanon_a_membership").fetchall() == [(2,)]
+    assert con.execute("SELECT max(release) FROM sqlanon_private.a_membership").fetchall() == [(2,)]
 
 
 def test_deterministic_and_wrapper(con):
@@ -302,4 +303,4 @@ def test_m_invariance_ledger_has_no_dl(con):
     _source(con, {i: "abcde"[i % 5] for i in range(1, 31)})
     r = Publisher(con, "mi", source="src", id="id", qi=["age"], sa="dis", m=3).release()
     assert r.dl is None and r.suppressed == 0 and "DL" not in r.line()
-    assert con.execute("SELECT suppressed, dl FROM sqlanon_mi__ledger").fetchall() == [(0, None)]
+    assert con.execute("SELECT suppressed, dl FROM sqlanon_private.mi__ledger").fetchall() == [(0, None)]

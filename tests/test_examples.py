@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +65,22 @@ def test_shell_session_script(tmp_path, duckdb_shell):
     assert again.returncode == 2 and "exists" in again.stderr  # never overwrites a file
 
 
+def test_project_file_script(tmp_path, duckdb_shell):
+    out = subprocess.run(["bash", str(EXAMPLES / "project_file.sh"), "proj"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=600, env=_env(DUCKDB=duckdb_shell))
+    assert out.returncode == 0, out.stderr + out.stdout
+    assert "release   1:" in out.stdout and "verdict: safe" in out.stdout
+    assert "sqlanon_ward_qit.parquet" in out.stdout and (tmp_path / "proj" / "report.html").exists()
+    con = duckdb.connect(str(tmp_path / "proj" / "my.duckdb"), read_only=True)
+    try:  # release 2 was made by the DuckDB shell from the compiled script
+        assert con.execute("SELECT max(release) FROM sqlanon_private.ward__ledger").fetchall() == [(2,)]
+    finally:
+        con.close()
+    again = subprocess.run(["bash", str(EXAMPLES / "project_file.sh"), "proj"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60, env=_env(DUCKDB=duckdb_shell))
+    assert again.returncode == 2 and "exists" in again.stderr
+
+
 @pytest.mark.slow
 def test_project_run_script(tmp_path, duckdb_shell):
     db = tmp_path / "p.duckdb"
@@ -75,6 +92,6 @@ def test_project_run_script(tmp_path, duckdb_shell):
     assert "verdict: safe" in out.stdout and (tmp_path / "p_report.html").exists()
     # the file opens in the DuckDB shell with the releases in it
     shell = subprocess.run([duckdb_shell, "-readonly", str(db), "-c",
-                            "SELECT max(release) FROM sqlanon_adult__ledger"], capture_output=True, text=True,
+                            "SELECT max(release) FROM sqlanon_private.adult__ledger"], capture_output=True, text=True,
                            timeout=60)
     assert shell.returncode == 0 and "3" in shell.stdout, shell.stderr

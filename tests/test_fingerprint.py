@@ -19,7 +19,7 @@ VALUES = ["flu", "hiv", "cold", "ulcer", "gastritis"]
 
 def _ledger_fps(con):
     return [int(x) for (x,) in con.execute(
-        "SELECT fingerprint FROM sqlanon_ward__ledger ORDER BY release").fetchall()]
+        "SELECT fingerprint FROM sqlanon_private.ward__ledger ORDER BY release").fetchall()]
 
 
 def test_fingerprint_difference_does_not_reveal_the_changed_value():
@@ -73,9 +73,9 @@ def test_fingerprint_key_is_per_project_and_private():
         con.execute("CREATE TABLE src AS SELECT range AS id, range % 9 AS age, 'v' || (range % 4) AS d FROM range(60)")
         for p in ("a", "b"):
             Publisher(con, p, source="src", id="id", qi=["age"], sa="d", m=3).release()
-        fa, fb = (con.execute(f"SELECT fingerprint FROM sqlanon_{p}__ledger").fetchall()[0][0] for p in ("a", "b"))
+        fa, fb = (con.execute(f"SELECT fingerprint FROM sqlanon_private.{p}__ledger").fetchall()[0][0] for p in ("a", "b"))
         assert fa != fb
-        keys = [con.execute(f"SELECT key FROM sqlanon_{p}__secret").fetchall() for p in ("a", "b")]
+        keys = [con.execute(f"SELECT key FROM sqlanon_private.{p}__secret").fetchall() for p in ("a", "b")]
         assert all(len(k) == 1 and len(k[0][0]) == 64 for k in keys) and keys[0] != keys[1]
     finally:
         con.close()

@@ -89,7 +89,7 @@ def gate_flags(con, m, present, strict):
     """Persons present now whose private chain (the gate's state) holds a
     candidate set of 1..m-1 values (strict: 0..m-1, the generalized test)."""
     lo = 0 if strict else 1
-    rows = con.execute("SELECT id FROM sqlanon_p__chains "
+    rows = con.execute("SELECT id FROM sqlanon_private.p__chains "
                        "WHERE len(list_filter(list_append(coalesce(chain, []), cmask), "
                        "lambda x: bit_count(x) BETWEEN ? AND ?)) > 0",
                        [lo, m - 1]).fetchall()

@@ -57,7 +57,7 @@ def test_publish_writes_the_release_contract(con):
     qit = con.execute("DESCRIBE sqlanon_nv_qit").fetchall()
     assert [(c[0], c[1]) for c in qit] == [("release", "INTEGER"), ("group_id", "BIGINT"), ("age", "BIGINT")]
     assert [c[0] for c in con.execute("DESCRIBE sqlanon_nv_st").fetchall()] == ["release", "group_id", "disease", "count"]
-    assert [c[0] for c in con.execute("DESCRIBE sqlanon_nv_membership").fetchall()] == [
+    assert [c[0] for c in con.execute("DESCRIBE sqlanon_private.nv_membership").fetchall()] == [
         "release", "id", "group_id", "is_counterfeit", "disease"]
     # st agrees with the QI table and the membership; every group is 3-diverse
     check = con.execute("""
@@ -66,7 +66,7 @@ def test_publish_writes_the_release_contract(con):
         JOIN (SELECT release, group_id, sum(count) n, count(*) d FROM sqlanon_nv_st GROUP BY ALL) s USING (release, group_id)
     """).fetchall()
     assert check and all(qn == sn == d and d >= 3 for _, _, qn, sn, d in check)
-    assert con.execute("SELECT count(DISTINCT group_id) FROM sqlanon_nv_membership").fetchall()[0][0] == len(check)
+    assert con.execute("SELECT count(DISTINCT group_id) FROM sqlanon_private.nv_membership").fetchall()[0][0] == len(check)
     # the contract's reading macros work on it
     assert len(con.execute("SELECT * FROM sqlanon_published_qit('nv', 2)").fetchall()) == 50
 
@@ -74,14 +74,14 @@ def test_publish_writes_the_release_contract(con):
 def test_publish_bad_input_leaves_database_unchanged(con):
     con.execute("CREATE TABLE src AS SELECT range AS id, range % 7 AS age, 'd' || (range % 5) AS disease FROM range(20)")
     naive.publish(con, "nv", "src", qi=["age"], sa="disease", l=2)
-    before = con.execute("SELECT count(*) FROM sqlanon_nv_membership").fetchall()
+    before = con.execute("SELECT count(*) FROM sqlanon_private.nv_membership").fetchall()
     with pytest.raises(SqlanonError, match="already has release 1"):
         naive.publish(con, "nv", "src", qi=["age"], sa="disease", l=2, release=1)
     with pytest.raises(SqlanonError, match="QI column 'agee'"):
         naive.publish(con, "nv", "src", qi=["agee"], sa="disease", l=2)
     with pytest.raises(SqlanonError, match="l must be an integer >= 2"):
         naive.publish(con, "nv", "src", qi=["age"], sa="disease", l=1)
-    assert con.execute("SELECT count(*) FROM sqlanon_nv_membership").fetchall() == before
+    assert con.execute("SELECT count(*) FROM sqlanon_private.nv_membership").fetchall() == before
 
 
 def test_snapshot_history_has_every_change_class(con):

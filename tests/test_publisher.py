@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sqlanon
+from sqlanon.project import Project
 from sqlanon import Publisher, SqlanonError, publisher
 
 SA_VALUES = ["a", "b", "c", "d", "e", "f"]
@@ -118,8 +119,8 @@ def test_history_has_every_class_and_passes_the_audit():
 
 def _dump(con, project="p"):
     out = {}
-    for t in ("qit", "st", "membership", "_groups"):
-        out[t] = con.execute(f'SELECT * FROM "sqlanon_{project}_{t}" ORDER BY ALL').fetchall()
+    for t in ("qit", "st", "mem", "groups"):
+        out[t] = con.execute(f"SELECT * FROM {Project(project).ref(t)} ORDER BY ALL").fetchall()
     return out
 
 
@@ -277,7 +278,7 @@ def test_project_without_entries_table_continues_identically(monkeypatch):
 
     def release_then_drop(self):
         r = release(self)
-        self.con.execute('DROP TABLE "sqlanon_p__entries"')
+        self.con.execute("DROP TABLE sqlanon_private.p__entries")
         return r
 
     monkeypatch.setattr(Publisher, "release", release_then_drop)

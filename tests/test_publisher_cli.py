@@ -67,8 +67,14 @@ def test_demo(tmp_path):
     lines = [x for x in r.output.splitlines() if x.startswith("release")]
     assert len(lines) == 5 and all(x.endswith("audit: safe") for x in lines)
     con = sqlanon.connect(db)
-    led = con.execute("SELECT sum(new), sum(deleted), sum(updated), sum(reinserted) FROM sqlanon_adult__ledger").fetchall()[0]
+    led = con.execute("SELECT sum(new), sum(deleted), sum(updated), sum(reinserted) FROM sqlanon_private.adult__ledger").fetchall()[0]
     assert all(x > 0 for x in led)
+    con.close()
+    # an earlier demo's file is rerun: its own tables (both schemas) are replaced, no --force needed
+    r = CliRunner().invoke(main, ["demo", "--db", str(db), "--releases", "2"])
+    assert r.exit_code == 0 and r.output.count("audit: safe") == 2, r.output
+    con = sqlanon.connect(db)
+    assert con.execute("SELECT max(release) FROM sqlanon_private.adult__ledger").fetchall() == [(2,)]
     con.close()
 
 
@@ -97,10 +103,10 @@ def test_audit_takes_m_from_the_ledger(tmp_path):
 def test_audit_without_ledger_needs_m(tmp_path):
     db = tmp_path / "fig.duckdb"
     con = sqlanon.connect(db)
-    con.execute("CREATE TABLE sqlanon_f_membership AS SELECT * FROM (VALUES (1, 1, 1::BIGINT, false, 'a'), "
+    con.execute("CREATE SCHEMA IF NOT EXISTS sqlanon_private; CREATE TABLE sqlanon_private.f_membership AS SELECT * FROM (VALUES (1, 1, 1::BIGINT, false, 'a'), "
                 "(1, 2, 1, false, 'b')) t(release, id, group_id, is_counterfeit, dx)")
     con.execute("CREATE TABLE sqlanon_f_st AS SELECT release, group_id, dx, count(*) AS count "
-                "FROM sqlanon_f_membership GROUP BY ALL")
+                "FROM sqlanon_private.f_membership GROUP BY ALL")
     con.close()
     r = CliRunner().invoke(main, ["audit", str(db), "f"])
     assert r.exit_code == 2 and "no ledger" in r.output and "--m" in r.output, r.output

@@ -18,6 +18,8 @@ import time
 
 import duckdb
 
+from sqlanon.project import Project
+
 SCRIPT = textwrap.dedent("""
     import sys, sqlanon
     path, releases, edit = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "edit"
@@ -58,9 +60,9 @@ def _pause_templates(folder, marker):
 def _dump(path):
     con = duckdb.connect(str(path), read_only=True)
     try:
-        return {t: con.execute(f'SELECT * FROM "sqlanon_k_{t}" ORDER BY ALL').fetchall()
-                for t in ("qit", "st", "membership", "_groups")} | {
-            "ledger": con.execute("SELECT release, published, counterfeits FROM sqlanon_k__ledger ORDER BY 1").fetchall(),
+        return {t: con.execute(f"SELECT * FROM {Project('k').ref(t)} ORDER BY ALL").fetchall()
+                for t in ("qit", "st", "mem", "groups")} | {
+            "ledger": con.execute("SELECT release, published, counterfeits FROM sqlanon_private.k__ledger ORDER BY 1").fetchall(),
             "src": con.execute("SELECT count(*) FROM src").fetchall()}
     finally:
         con.close()

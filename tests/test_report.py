@@ -214,7 +214,7 @@ def test_histories_publish_equals_manual_releases():
         pub = pub or sqlanon.Publisher(b, "h", source="src", **params)
         pub.release()
     assert [r.release for r in got] == [1, 2, 3]
-    for t in ("sqlanon_h_qit", "sqlanon_h_st", "sqlanon_h_membership"):
+    for t in ("sqlanon_h_qit", "sqlanon_h_st", "sqlanon_private.h_membership"):
         q = f"SELECT md5(string_agg(x::VARCHAR, '|' ORDER BY x::VARCHAR)) FROM {t} x"
         assert a.execute(q).fetchone() == b.execute(q).fetchone()
     with pytest.raises(sqlanon.SqlanonError, match="at least one DataFrame"):

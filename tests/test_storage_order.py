@@ -87,7 +87,7 @@ def _attack(con, project, seed, tmp_path):
     truth = con.execute(
         f"SELECT m.release, m.group_id, q.age::VARCHAR, q.zip::VARCHAR, any_value(m.disease), "
         f"count(*), bool_or(m.is_counterfeit) "
-        f"FROM {quote(p + '_membership')} AS m JOIN "
+        f"FROM sqlanon_private.{quote(project + '_membership')} AS m JOIN "
         f"(SELECT id, age, zip FROM src UNION SELECT id, age, zip FROM gone) AS q USING (id) "
         "GROUP BY ALL").fetchall()
     real = {(r, g, a, z): v for r, g, a, z, v, n, fake in truth if n == 1 and not fake}

@@ -25,7 +25,7 @@ def test_publisher_and_ncp_agree_on_a_decimal_qi(con):
     r = sqlanon.Publisher(con, "p", source="src", id="id", qi=["w"], sa="disease", m=3, output="generalized").release()
     shown = [v for (v,) in con.execute("SELECT DISTINCT w FROM sqlanon_p_published").fetchall()]
     assert any("-" in v for v in shown) and not any("{" in v or "," in v for v in shown), shown  # ranges
-    con.execute("CREATE TABLE g AS SELECT m.group_id, s.w FROM sqlanon_p_membership m JOIN src s USING (id) "
+    con.execute("CREATE TABLE g AS SELECT m.group_id, s.w FROM sqlanon_private.p_membership m JOIN src s USING (id) "
                 "WHERE NOT m.is_counterfeit")
     assert sqlanon.metrics.ncp(con, "g", ["w"], "group_id")[0] == pytest.approx(r.ncp)
 
