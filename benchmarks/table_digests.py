@@ -38,7 +38,11 @@ CONFIGS = [  # name, Publisher keywords, step 8's ROWID_SORT_MIN_ROWS
     ("static", dict(model="anatomy", l=3), None),
 ]
 
-DEFAULT_MIN_ROWS = publisher.ROWID_SORT_MIN_ROWS
+try:  # the m-invariance model's module (sqlanon/models/), or the publisher before the model registry
+    from sqlanon.models import m_invariance as _MIN_ROWS_HOME
+except ImportError:
+    _MIN_ROWS_HOME = publisher
+DEFAULT_MIN_ROWS = _MIN_ROWS_HOME.ROWID_SORT_MIN_ROWS
 
 
 def digests(con) -> dict:
@@ -61,12 +65,7 @@ def digests(con) -> dict:
 
 def _set_min_rows(value: int) -> None:
     """Step 8's ROWID_SORT_MIN_ROWS, wherever this version of sqlanon keeps it."""
-    publisher.ROWID_SORT_MIN_ROWS = value
-    try:
-        from sqlanon.models import m_invariance
-    except ImportError:
-        return
-    m_invariance.ROWID_SORT_MIN_ROWS = value
+    setattr(_MIN_ROWS_HOME, "ROWID_SORT_MIN_ROWS", value)
 
 
 def _run_configs(snapshots, qi: list[str], project_seed: int) -> dict:
