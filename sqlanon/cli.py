@@ -176,7 +176,7 @@ def _audit_m(stored: int | None, given: int | None, what_if: bool, project: str)
               help="Release model (default m-invariance): "
               + "; ".join(f"{name}: {spec.summary}, parameters {', '.join(p.name for p in spec.parameters)}"
                           for name, spec in MODELS.items()) + ".")
-@click.option("--m", "m", type=int, help="m of m-invariance.")
+@click.option("--m", "m", type=int, help="m of m-invariance (the privacy parameter m of any model that takes it).")
 @click.option("--l", "l", type=int, help="l of the anatomy models.")
 @click.option("--param", "extra", multiple=True, metavar="NAME=VALUE",
               help="Another parameter of the model (first release), e.g. --param eligibility=random.")

@@ -104,7 +104,7 @@ class MInvariance(Model):
 MODEL = MInvariance(
     name="m-invariance",
     pipeline="m_invariance",
-    summary="m-invariance with counterfeits (seed 003; eligibility targets of seed 000)",
+    summary="m-invariance with counterfeits (Xiao & Tao 2007; eligibility targets of seed 000)",
     parameters=(
         Parameter("m", "every group holds m distinct SA values; a person's groups keep one signature",
                   lambda v: require_m(v, name="m")),
