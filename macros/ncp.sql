@@ -12,13 +12,14 @@
 -- The one definition of a group's NCP penalty for one QI, used by sqlanon_ncp
 -- below, by the publisher's stats steps (sql/_lib/ncp.sql.j2) and by Mondrian
 -- (sql/mondrian/03_publish.sql.j2): numeric QI extent = the group's max - min,
--- domain = the table's max - min, penalty extent / domain (0 when the domain
+-- whole = the table's max - min, penalty extent / whole (0 when the whole range
 -- or the extent is 0 or NULL); other QI extent = the group's distinct values,
--- domain = the table's, penalty 0 for at most one value, else extent / domain.
-CREATE OR REPLACE MACRO sqlanon__ncp_penalty(numeric, extent, domain) AS
-    CASE WHEN numeric THEN (CASE WHEN coalesce(domain, 0) = 0 THEN 0 ELSE coalesce(extent, 0) / domain END)
-         WHEN extent <= 1 OR domain = 0 THEN 0
-         ELSE extent / domain END;
+-- whole = the table's, penalty 0 for at most one value, else extent / whole.
+-- (is_numeric, not numeric: the DuckDB 1.5 shell reads NUMERIC as a type name.)
+CREATE OR REPLACE MACRO sqlanon__ncp_penalty(is_numeric, extent, whole) AS
+    CASE WHEN is_numeric THEN (CASE WHEN coalesce(whole, 0) = 0 THEN 0 ELSE coalesce(extent, 0) / whole END)
+         WHEN extent <= 1 OR whole = 0 THEN 0
+         ELSE extent / whole END;
 COMMENT ON MACRO sqlanon__ncp_penalty IS 'Internal: NCP penalty (seed 003 eq. 4-6) of one group for one QI: numeric extent/domain widths, other QI distinct-value counts (0 for one value).';
 
 CREATE OR REPLACE MACRO sqlanon_ncp(tbl, qi, group_col) AS TABLE
