@@ -4,8 +4,10 @@ Adult rows (sqlanon.histories.history) for m-invariance (anatomy and generalized
 output, the window and the rowid-sort step 8, eligibility 'random'),
 dynamic-anatomy, static anatomy and the naive publisher; per table the row
 count and the md5 of its sorted rows (the ledger without made_at, seconds and
-fingerprint and the provenance columns; __secret left out; __chains as a set of rows;
-private tables keyed by their former main-schema names).
+fingerprint and the provenance columns; __secret left out; __chains as a set of
+rows; private tables keyed by their former main-schema names). Then 12 random
+histories (random pools: 2-3 QI of integer and text types, 4-9 SA values,
+200-900 persons, 4 releases, random churn rates) under every config above.
 
     python benchmarks/table_digests.py before.json   # then change the code
     python benchmarks/table_digests.py after.json && cmp before.json after.json
@@ -16,6 +18,9 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+
+import numpy as np
+import pandas as pd
 
 import sqlanon
 import sqlanon.naive as naive
@@ -33,6 +38,12 @@ CONFIGS = [  # name, Publisher keywords, step 8's ROWID_SORT_MIN_ROWS
     ("dyn", dict(model="dynamic-anatomy", l=3), None),
     ("static", dict(model="anatomy", l=3), None),
 ]
+
+try:  # the m-invariance model's module (sqlanon/models/), or the publisher before the model registry
+    from sqlanon.models import m_invariance as _MIN_ROWS_HOME
+except ImportError:
+    _MIN_ROWS_HOME = publisher
+DEFAULT_MIN_ROWS = _MIN_ROWS_HOME.ROWID_SORT_MIN_ROWS
 
 
 def digests(con) -> dict:
@@ -58,16 +69,15 @@ def digests(con) -> dict:
     return out
 
 
-def main() -> None:
-    con = sqlanon.connect()
-    load_adult(con, "adult", part="data", complete=True)
-    pool = con.execute("SELECT * FROM adult ORDER BY id LIMIT 5000").df()
-    con.close()
-    snapshots = history(pool, "id", SA, releases=5, start=3500, seed=3)
+def _set_min_rows(value: int) -> None:
+    """Step 8's ROWID_SORT_MIN_ROWS, wherever this version of sqlanon keeps it."""
+    setattr(_MIN_ROWS_HOME, "ROWID_SORT_MIN_ROWS", value)
+
+
+def _run_configs(snapshots, qi: list[str], project_seed: int) -> dict:
     result = {}
-    default_min_rows = publisher.ROWID_SORT_MIN_ROWS
     for name, kw, min_rows in CONFIGS:
-        publisher.ROWID_SORT_MIN_ROWS = default_min_rows if min_rows is None else min_rows
+        _set_min_rows(DEFAULT_MIN_ROWS if min_rows is None else min_rows)
         con = sqlanon.connect()
         res = []
         for snap in snapshots:
@@ -75,13 +85,45 @@ def main() -> None:
             con.execute("CREATE OR REPLACE TABLE src AS SELECT * FROM snapdf")
             con.unregister("snapdf")
             try:
-                r = sqlanon.Publisher(con, "p", source="src", id="id", qi=QI, sa=SA, seed=7, **kw).release()
+                r = sqlanon.Publisher(con, "p", source="src", id="id", qi=qi, sa=SA, seed=project_seed, **kw).release()
                 res.append((r.release, r.published, r.groups, r.counterfeits, r.held, round(r.ncp, 9), r.exposed))
             except sqlanon.SqlanonError as e:
                 res.append(("refused", str(e)[:80]))
         result[name] = {"results": res, "tables": digests(con)}
         con.close()
-    publisher.ROWID_SORT_MIN_ROWS = default_min_rows
+    _set_min_rows(DEFAULT_MIN_ROWS)
+    return result
+
+
+def random_pool(seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(200, 900))
+    cols = {"id": np.arange(1, n + 1, dtype=np.int64)}
+    for k in range(int(rng.integers(2, 4))):
+        if rng.random() < 0.5:
+            cols[f"q{k}"] = rng.integers(0, int(rng.integers(3, 60)), n).astype(np.int32)
+        else:
+            cols[f"q{k}"] = [f"v{x}" for x in rng.integers(0, int(rng.integers(2, 12)), n)]
+    nsa = int(rng.integers(4, 10))
+    weights = rng.dirichlet(np.ones(nsa))
+    cols[SA] = [f"s{x}" for x in rng.choice(nsa, n, p=weights)]
+    return pd.DataFrame(cols)
+
+
+def main() -> None:
+    con = sqlanon.connect()
+    load_adult(con, "adult", part="data", complete=True)
+    pool = con.execute("SELECT * FROM adult ORDER BY id LIMIT 5000").df()
+    con.close()
+    snapshots = history(pool, "id", SA, releases=5, start=3500, seed=3)
+    result = _run_configs(snapshots, QI, 7)
+    for k in range(12):
+        rng = np.random.default_rng(k)
+        pool_k = random_pool(k)
+        snaps = history(pool_k, "id", SA, releases=4, start=int(len(pool_k) * 0.7), delete=float(rng.uniform(0, .2)),
+                        insert=float(rng.uniform(0, .2)), update=float(rng.uniform(0, .15)), seed=k)
+        for name, v in _run_configs(snaps, [c for c in pool_k.columns if c not in ("id", SA)], k).items():
+            result[f"random{k}_{name}"] = v
     con = sqlanon.connect()
     con.register("pool_df", pool)
     con.execute("CREATE TABLE pool AS SELECT * FROM pool_df")

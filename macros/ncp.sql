@@ -8,6 +8,20 @@
 -- per_column = MAP(column -> that column's average NCP in %).
 -- NULL QI values are ignored (they neither widen nor count as a value);
 -- NULL group ids form one group.
+
+-- The one definition of a group's NCP penalty for one QI, used by sqlanon_ncp
+-- below, by the publisher's stats steps (sql/_lib/ncp.sql.j2) and by Mondrian
+-- (sql/mondrian/03_publish.sql.j2): numeric QI extent = the group's max - min,
+-- whole = the table's max - min, penalty extent / whole (0 when the whole range
+-- or the extent is 0 or NULL); other QI extent = the group's distinct values,
+-- whole = the table's, penalty 0 for at most one value, else extent / whole.
+-- (is_numeric, not numeric: the DuckDB 1.5 shell reads NUMERIC as a type name.)
+CREATE OR REPLACE MACRO sqlanon__ncp_penalty(is_numeric, extent, whole) AS
+    CASE WHEN is_numeric THEN (CASE WHEN coalesce(whole, 0) = 0 THEN 0 ELSE coalesce(extent, 0) / whole END)
+         WHEN extent <= 1 OR whole = 0 THEN 0
+         ELSE extent / whole END;
+COMMENT ON MACRO sqlanon__ncp_penalty IS 'Internal: NCP penalty (seed 003 eq. 4-6) of one group for one QI: numeric extent/domain widths, other QI distinct-value counts (0 for one value).';
+
 CREATE OR REPLACE MACRO sqlanon_ncp(tbl, qi, group_col) AS TABLE
     WITH src AS (
         -- (the constant sqlanon__c keeps COLUMNS from matching nothing when no QI
@@ -41,9 +55,9 @@ CREATE OR REPLACE MACRO sqlanon_ncp(tbl, qi, group_col) AS TABLE
     sizes AS (SELECT __g, count(*) AS rows FROM src GROUP BY __g),
     per AS (
         SELECT q.col,
-               sum(s.rows * CASE WHEN dom.numeric THEN coalesce(g.range / nullif(dom.range, 0), 0)
-                                 WHEN coalesce(g.nd, 0) <= 1 THEN 0
-                                 ELSE g.nd / dom.nd END) AS pen
+               sum(s.rows * sqlanon__ncp_penalty(dom.numeric,
+                                                 CASE WHEN dom.numeric THEN g.range ELSE coalesce(g.nd, 0) END,
+                                                 CASE WHEN dom.numeric THEN dom.range ELSE dom.nd END)) AS pen
         FROM (SELECT unnest(qi) AS col) q
         CROSS JOIN sizes s
         LEFT JOIN grp g ON g.col = q.col AND g.__g IS NOT DISTINCT FROM s.__g

@@ -16,6 +16,7 @@ import click
 
 from . import __version__
 from .install import bundle
+from .models import MODELS
 
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
@@ -200,16 +201,21 @@ def _audit_m(stored: int | None, given: int | None, what_if: bool, project: str)
 @click.option("--id", "id_col", help="Id column of the source.")
 @click.option("--qi", help="Comma-separated quasi-identifier columns.")
 @click.option("--sa", help="Sensitive attribute column.")
-@click.option("--model", type=click.Choice(["m-invariance", "anatomy", "dynamic-anatomy"]),
-              help="Release model (default m-invariance).")
-@click.option("--m", "m", type=int, help="m of m-invariance.")
+@click.option("--model", type=click.Choice(list(MODELS)),
+              help="Release model (default m-invariance): "
+              + "; ".join(f"{name}: {spec.summary}, parameters {', '.join(p.name for p in spec.parameters)}"
+                          for name, spec in MODELS.items()) + ".")
+@click.option("--m", "m", type=int, help="m of m-invariance (the privacy parameter m of any model that takes it).")
 @click.option("--l", "l", type=int, help="l of the anatomy models.")
+@click.option("--param", "extra", multiple=True, metavar="NAME=VALUE",
+              help="Another parameter of the model (first release), e.g. --param eligibility=random.")
 @click.option("--output", type=click.Choice(["anatomy", "generalized"]), help="Published form (default anatomy).")
 @click.option("--seed", type=int, help="Seed of every ordering (default 0).")
 @click.option("--templates", "templates_dir", type=click.Path(file_okay=False, exists=True),
               help="Folder of your own templates overriding sql/<pipeline>/ steps.")
 @click.option("--json", "as_json", is_flag=True, help="Print the release result as JSON.")
-def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, templates_dir, as_json) -> None:
+def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output, seed, templates_dir,
+                as_json) -> None:
     """Make the next release of PROJECT from its source table in DB (m-invariant
     by default; --model anatomy / dynamic-anatomy with --l for seed 004's models)."""
     import duckdb
@@ -222,17 +228,20 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, 
     try:
         _note_storage(con, db)
         qi_list = [c.strip() for c in qi.split(",")] if qi else None
+        spec = MODELS[model or "m-invariance"]
+        params = {"m": m, "l": l, **_model_params(spec, extra)}
         if Project(project).exists(con, "ledger"):
             pub = Publisher.open(con, project, templates_dir=templates_dir, source=source, id=id_col, qi=qi_list,
-                                 sa=sa, model=model, m=m, l=l, output=output, seed=seed)
+                                 sa=sa, model=model, output=output, seed=seed, **params)
         else:
-            param = ("--m", m) if (model or "m-invariance") == "m-invariance" else ("--l", l if l is not None else m)
+            given = [v for n in (spec.parameter, *spec.parameters[0].aliases) if (v := params.get(n)) is not None]
+            param = (f"--{spec.parameter}", given[0] if given else None)
             missing = [o for o, v in (("--source", source), ("--id", id_col), ("--qi", qi), ("--sa", sa), param)
                        if v is None]
             if missing:
                 raise SqlanonError(f"the first release of project {project!r} needs {', '.join(missing)}")
-            pub = Publisher(con, project, source=source, id=id_col, qi=qi_list, sa=sa, model=model or "m-invariance",
-                            m=m, l=l, output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir)
+            pub = Publisher(con, project, source=source, id=id_col, qi=qi_list, sa=sa, model=spec.name,
+                            output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir, **params)
         result = pub.release()
         if as_json:
             import dataclasses
@@ -246,6 +255,24 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, output, seed, 
         raise _bad(f"release of project {project!r} failed ({type(exc).__name__}); nothing was written") from exc
     finally:
         con.close()
+
+
+def _model_params(spec, extra) -> dict:
+    """``--param NAME=VALUE`` options as the model's parameters (typed by its declaration)."""
+    from .errors import SqlanonError
+
+    out = {}
+    for item in extra:
+        name, eq, text = item.partition("=")
+        p = next((p for p in spec.parameters if name.strip() in (p.name, *p.aliases)), None)
+        if not eq or p is None:
+            raise SqlanonError(f"--param {item!r}: give NAME=VALUE with a parameter of model {spec.name!r} "
+                               f"({', '.join(p.name for p in spec.parameters)})")
+        try:
+            out[name.strip()] = p.type(text.strip())
+        except ValueError as exc:
+            raise SqlanonError(f"--param {item!r}: {text.strip()!r} is not a valid value of {p.name}") from exc
+    return out
 
 
 def _note_storage(con, db: str) -> None:

@@ -1,10 +1,10 @@
 """The continuous publisher (issue 4): release after release of a changing
 source table, published in the release contract's tables (docs/contracts.md)
-with the project's state next to them (docs/publisher.md). Models (``MODELS``):
-``m-invariance`` (parameter m; sql/m_invariance/), ``anatomy`` (static l-diverse
-Anatomy per release, the unsafe baseline) and ``dynamic-anatomy`` (seed 004
-Definition 6 with suppression and data holding), both with parameter l and the
-templates of sql/anatomy/ (docs/dynamic_anatomy.md).
+with the project's state next to them (docs/publisher.md). The models are the
+registry ``sqlanon.models.MODELS`` (one module each in sqlanon/models/:
+``m-invariance`` with parameter m, sql/m_invariance/; ``anatomy``, the unsafe
+static baseline, and ``dynamic-anatomy``, both with parameter l and
+sql/anatomy/; docs/architecture.md).
 
 >>> import sqlanon
 >>> con = sqlanon.connect()
@@ -23,71 +23,25 @@ import re
 import secrets
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 import duckdb
 
-from . import __version__, eligibility, templates
+from . import __version__, templates
 from .errors import SqlanonError
-from .ident import quote, require_m, table_columns
+from .ident import quote, table_columns
+from .models import MODELS, OUTPUTS
 from .project import PRIVATE_SCHEMA, Project
 
-OUTPUTS = ("anatomy", "generalized")
-# Eligibility of the new rows (docs/threat_model.md, "Absence"): the method a
-# release plan uses. Whatever a release holds back must not disclose values by
-# its absence: the held set must be empty or m-eligible, and holding back an
-# m-eligible set never lowers the counterfeits needed (max(0, m c_max - n) does
-# not fall when c_max falls by at most |D|/m and n by |D|), so the minimal
-# modifications under that rule are additions only: 'optimal' is Algorithm 1's
-# counterfeit target. 'optimal-unsafe' is seed 000's minimum of additions plus
-# deletions, whose deletions are all of over-represented values; the release
-# gate then reports the persons that absence exposes instead of refusing.
-ELIGIBILITY = {"optimal": "counterfeit", "counterfeit": "counterfeit", "random": "random",
-               "optimal-unsafe": "optimal"}
-
-
-@dataclass(frozen=True)
-class Model:
-    """How a model runs in the shared release machinery: its template folder
-    ``sql/<pipeline>/``, the name of its privacy parameter, extra template
-    context, the step before which the eligibility plan is made (m-invariance),
-    whether SA values are limited to MAX_SA_VALUES (bit-mask signatures), and
-    the outputs it can write. ``unsafe_baseline``: the model exists to be
-    broken (static Anatomy); its results say so."""
-
-    pipeline: str
-    parameter: str = "m"
-    context: tuple = ()
-    plan_before: str | None = None
-    signatures: bool = False
-    outputs: tuple = OUTPUTS
-    gated: bool = True  # the release gate (sql/_gate/) refuses unsafe releases (else it only reports them)
-    unsafe_baseline: bool = False
-
-
-MODELS = {
-    "m-invariance": Model("m_invariance", "m", plan_before="07_", signatures=True),
-    "anatomy": Model("anatomy", "l", context=(("dynamic", False),), outputs=("anatomy",), gated=False,
-                     unsafe_baseline=True),
-    # not refused by the gate yet, only reported: rows Anatomy's grouping cannot place in their first release
-    # are suppressed, and their absence can narrow them (docs/threat_model.md, "Dynamic Anatomy")
-    "dynamic-anatomy": Model("anatomy", "l", context=(("dynamic", True),), outputs=("anatomy",)),
-}
 MAX_SA_VALUES = 128
 QI_RESERVED = ("release", "group_id", "is_counterfeit")
 SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
-MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign)
-# pools at least this large are ranked by step 8's key-column sort, smaller ones by
-# a window (docs/publisher.md; same result): read at each release, so a test sets it
-# with monkeypatch.setattr(sqlanon.publisher, "ROWID_SORT_MIN_ROWS", 0)
-ROWID_SORT_MIN_ROWS = 1_000_000
 _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
             "UHUGEINT")
-_TEMPS = ("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "elig", "newg", "final", "ext",
-          "hist", "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms",
-          "gdiff", "gcand", "gnew", "cfsrc")
-_TEMP_VIEWS = ("rel", "gpres")  # dropped before the tables they read
-_GATE = ("_gate/presence.sql.j2", "_gate/gate.sql.j2")  # the release gate's templates
+# the release gate's templates, temporary tables and view (sql/_gate/); a model adds its own
+_GATE = ("_gate/presence.sql.j2", "_gate/gate.sql.j2")
+_TEMPS = ("gdiff", "gcand", "gnew")
+_TEMP_VIEWS = ("gpres",)  # dropped before the tables they read
 _RUNNING: set[int] = set()  # ids of connections running a release (Publisher.release)
 _RUNNING_LOCK = threading.Lock()
 
@@ -102,7 +56,8 @@ class ReleaseResult:
     not published) and ``dl`` = the penalty DL of seed 004 eq. 1-2; ``dl`` is
     None for m-invariance. ``unsafe_baseline`` is True for static Anatomy (the
     documented unsafe baseline: every release is regrouped independently, so
-    comparing releases narrows persons; docs/dynamic_anatomy.md)."""
+    comparing releases narrows persons; docs/dynamic_anatomy.md). A model's
+    stats step returns the counts as columns named like these fields."""
 
     release: int
     published: int
@@ -184,17 +139,18 @@ def _masked(exc: Exception) -> str:
 
 
 class Publisher:
-    """A release project ``project`` over table ``source`` under ``model``
-    (``MODELS``). The privacy parameter is ``m`` for m-invariance and ``l`` for
-    the anatomy models (``m=`` is accepted there as a synonym of ``l=``).
+    """A release project ``project`` over table ``source`` under ``model`` (a
+    name in ``sqlanon.models.MODELS``); ``params`` are the model's parameters:
+    ``m`` and ``eligibility`` for m-invariance, ``l`` for the anatomy models
+    (``m=`` is accepted there as a synonym of ``l=``).
 
     The first :meth:`release` stores the parameters in the project's ledger;
     later Publisher objects for the same project (in this or a later session)
     must pass the same parameters and continue the history."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, project: str, *, source: str, id: str, qi, sa: str,
-                 model: str = "m-invariance", m: int | None = None, l: int | None = None,
-                 output: str = "anatomy", seed: int = 0, eligibility: str = "optimal", templates_dir=None) -> None:
+                 model: str = "m-invariance", output: str = "anatomy", seed: int = 0, templates_dir=None,
+                 **params) -> None:
         self.con = con
         self.proj = Project(project)
         self.project = project
@@ -207,25 +163,11 @@ class Publisher:
             raise SqlanonError(f"unknown output {output!r}; use 'anatomy' or 'generalized'")
         if output not in self.spec.outputs:
             raise SqlanonError(f"model {model!r} publishes only output {', '.join(self.spec.outputs)}, not {output!r}")
-        if self.spec.parameter == "l":
-            if m is not None and l is not None and m != l:
-                raise SqlanonError(f"model {model!r} takes one privacy parameter l; got l = {l!r} and m = {m!r}")
-            m = l if l is not None else m
-            if m is None:
-                raise SqlanonError(f"model {model!r} needs the privacy parameter l (e.g. l=3)")
-            if eligibility != "optimal":
-                raise SqlanonError(f"eligibility method {eligibility!r} applies to model 'm-invariance' only")
-        elif l is not None:
-            raise SqlanonError(f"model {model!r} takes the privacy parameter m, not l")
-        elif m is None:
-            raise SqlanonError(f"model {model!r} needs the privacy parameter m (e.g. m=3)")
+        self.values = self.spec.bind(params)  # the model's parameters, checked
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise SqlanonError(f"seed must be a non-negative integer, got {seed!r}")
-        if eligibility not in ELIGIBILITY:
-            raise SqlanonError(f"eligibility method {eligibility!r} is not usable here; use 'optimal' (default), "
-                               "'counterfeit', 'random' (the baseline of seed 000) or 'optimal-unsafe'")
-        self.model, self.output, self.seed, self.eligibility = model, output, seed, eligibility
-        self.m = require_m(m, name=self.spec.parameter)  # m, or l for the anatomy models
+        self.model, self.output, self.seed = model, output, seed
+        self.m = self.values[self.spec.parameter]  # the privacy parameter: m, or l for the anatomy models
         if not self.qi:
             raise SqlanonError(f"the QI column list of project {project!r} is empty; name at least one quasi-identifier")
         names = [id, sa, *self.qi]
@@ -269,11 +211,12 @@ class Publisher:
         return self.proj.exists(self.con, key)
 
     def params(self) -> dict:
-        if self.spec.parameter == "l":
-            return {"source": self.source, "id": self.id, "qi": self.qi, "sa": self.sa, "model": self.model,
-                    "l": self.m, "output": self.output, "seed": self.seed}
+        """The project's parameters as the ledger stores them (the privacy
+        parameter after the model, the model's other parameters last)."""
+        k = self.spec.parameter
         return {"source": self.source, "id": self.id, "qi": self.qi, "sa": self.sa, "model": self.model,
-                "m": self.m, "output": self.output, "seed": self.seed, "eligibility": self.eligibility}
+                k: self.m, "output": self.output, "seed": self.seed,
+                **{n: v for n, v in self.values.items() if n != k}}
 
     def ledger(self):
         """The project's release ledger as a DataFrame (empty before the first release)."""
@@ -408,7 +351,7 @@ class Publisher:
         and hold what the ledger says the last release published (a table
         dropped or edited by hand would make the next release wrong silently)."""
         need = ["qit", "st", "mem"] + (["pub"] if self.output == "generalized" else [])
-        need += ["groups"] if self.spec.signatures else ["rows"]
+        need += list(self.spec.state)
         for key in need:
             if not self._exists(key):
                 raise SqlanonError(f"project {self.project!r} is damaged: its table {self.tables[key]!r} is missing "
@@ -468,7 +411,8 @@ class Publisher:
 
     # ----------------------------------------------------------------- release
     def _context(self, cols: dict[str, str]) -> dict:
-        T = self.proj.refs() | {k: quote(self.proj.temp(k)) for k in _TEMPS + _TEMP_VIEWS}
+        temps = self.spec.temps + self.spec.temp_views + _TEMPS + _TEMP_VIEWS
+        T = self.proj.refs() | {k: quote(self.proj.temp(k)) for k in temps}
         # numeric QI (macro sqlanon__numeric_type, the one definition) get ranges, the others value sets
         try:
             numeric = self._q(f"SELECT {', '.join('sqlanon__numeric_type(?)' for _ in self.qi)}",
@@ -481,59 +425,9 @@ class Publisher:
             "T": T, "source": self._src(), "id": quote(self.id), "sa": quote(self.sa),
             "qi": [quote(c) for c in self.qi],
             "qi_info": [(quote(c), bool(n)) for c, n in zip(self.qi, numeric)],
-            "mask_qi": [],  # set by _domains
             "generalized": self.output == "generalized",
             **dict(self.spec.context),
         }
-
-    def _domains(self, ctx: dict) -> None:
-        """Step 9 records a group's values of a non-numeric QI as a bit mask over
-        step 6b's list of its values when the list holds at most MAX_MASK_VALUES
-        values: ctx["mask_qi"] gets those QI's 1-based positions."""
-        cat = [k for k, (_, numeric) in enumerate(ctx["qi_info"], 1) if not numeric]
-        if cat:
-            lens = self._q(f"SELECT {', '.join(f'coalesce(len(d{k}), 0)' for k in cat)} FROM {ctx['T']['doms']}")[0]
-            ctx["mask_qi"] = [k for k, n in zip(cat, lens) if n <= MAX_MASK_VALUES]
-
-    def _plan(self, ctx: dict, cols: dict[str, str], params: dict) -> None:
-        """Eligibility plan of the pool: Python sees one count per SA value."""
-        T = ctx["T"]
-        counts = self._q(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
-        # step 8's two ways to rank rows within a value (same result): a window for
-        # small pools, a sort of the key columns read back by rowid for large ones
-        ctx["sort_by_rowid"] = sum(int(n) for _, n in counts) >= ROWID_SORT_MIN_ROWS
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[self.sa]}, delta BIGINT)")
-        if not counts:
-            return
-        values = [v for v, _ in counts]
-        c = [int(n) for _, n in counts]
-        absent = []
-        if self.eligibility == "random" or len(values) < self.m:
-            # the SA values the project knows that this pool lacks (seeded order)
-            have = set(values)
-            dom = self._q(
-                f"SELECT v FROM (SELECT DISTINCT sqlanon__sa AS v FROM {T['snap']} UNION "
-                f"SELECT DISTINCT {quote(self.sa)} FROM {T['mem']}) ORDER BY hash(v, $seed), v",
-                {"seed": self.seed})
-            absent = [v for (v,) in dom if v not in have]
-        if self.eligibility == "random":
-            # the tau-safety baseline draws counterfeit values from the whole domain
-            target = eligibility.random_fill(c + [0] * len(absent), self.m,
-                                             seed=self.seed * 100003 + params["release"])
-            rows = list(zip(values + absent, [t - n for n, t in zip(c + [0] * len(absent), target)]))
-        elif len(values) < self.m:
-            # too few values among the new rows: counterfeits of other values the
-            # project knows make up the m values
-            extra = absent[: self.m - len(values)]
-            target = eligibility.targets(c + [1] * len(extra), self.m, ELIGIBILITY[self.eligibility])
-            rows = [(v, t - n) for v, n, t in zip(values, c, target[: len(c)])]
-            rows += [(v, t) for v, t in zip(extra, target[len(c):])]
-        else:
-            target = eligibility.targets(c, self.m, ELIGIBILITY[self.eligibility])
-            rows = [(v, t - n) for v, n, t in zip(values, c, target)]
-        rows = [r for r in rows if r[1] != 0]
-        if rows:
-            self.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
 
     def _execute(self, name: str, stmt: str, params: dict) -> list[tuple]:
         """One statement of template ``name``, its rows; a database error becomes
@@ -566,7 +460,7 @@ class Publisher:
         person's candidate SA set falls to 1..m-1 values."""
         (same,) = self._run_marked(_GATE[0], ctx, params, prof)
         exposed, disclosed = self._run_marked(_GATE[1], ctx | {"presence_same": bool(same)}, params, prof)
-        if exposed and (self.eligibility == "optimal-unsafe" or not self.spec.gated):
+        if exposed and not self.spec.refuses(self.values):
             return int(exposed)  # an explicitly unsafe choice: committed, its exposure reported
         if exposed:
             k = self.spec.parameter
@@ -577,6 +471,17 @@ class Publisher:
                 f"nothing was written. Lower {k}, or release after more of the source has changed "
                 "(docs/threat_model.md)")
         return 0
+
+    def _result(self, r: int, stats: dict | None, seconds: float, exposed: int) -> ReleaseResult:
+        """The release's result from the stats step's named columns."""
+        allowed = {f.name for f in fields(ReleaseResult)} - {"release", "seconds", "unsafe_baseline", "exposed"}
+        if stats is None or set(stats) - allowed:
+            raise SqlanonError(f"model {self.model!r}: step {self.spec.stats_step} must return one row with columns "
+                               f"named like ReleaseResult's fields ({', '.join(sorted(allowed))}); got "
+                               f"{sorted(stats or [])}")
+        counts = {k: float(v) if k == "ncp" else int(v) for k, v in stats.items()}
+        return ReleaseResult(release=r, seconds=seconds, unsafe_baseline=self.spec.unsafe_baseline, exposed=exposed,
+                             **counts)
 
     def release(self) -> ReleaseResult:
         """Make the next release in one transaction; on any error nothing is written."""
@@ -629,21 +534,18 @@ class Publisher:
             stats = None
             for name in templates.steps(self.env, self.pipeline):
                 step = name.split("/")[-1].split(".")[0]
-                if self.spec.plan_before and step.startswith(self.spec.plan_before):
-                    self._plan(ctx, cols, params)
-                    prof.mark("eligibility plan (Python, SA counts)")
-                    self._domains(ctx)
-                    prof.mark("QI value list lengths (step 6b)")
+                hook = self.spec.hooks.get(step)
+                if hook is not None:
+                    hook(self, ctx, cols, params)
+                    prof.mark(f"{self.model} hook before {step}")
                 for i, stmt in enumerate(templates.render(self.env, name, ctx), 1):
                     rows = self._execute(name, stmt, params)
-                    if step.startswith("90_"):
-                        stats = rows[0]
+                    if step == self.spec.stats_step:
+                        stats = dict(zip([d[0] for d in self.con.description], rows[0]))
                     prof.mark(_stmt_label(step, i, stmt))
             exposed = self._gate(ctx, params, prof)
             seconds = time.perf_counter() - t0
-            extra = {"suppressed": int(stats[10]), "dl": int(stats[11])} if len(stats) > 10 else {}
-            result = ReleaseResult(r, *[int(x) for x in stats[:9]], float(stats[9]), seconds, **extra,
-                                   unsafe_baseline=self.spec.unsafe_baseline, exposed=exposed)
+            result = self._result(r, stats, seconds, exposed)
             d = asdict(result)
             keys = ("published", "groups", "counterfeits", "survivors", "new", "deleted", "reinserted", "updated",
                     "held", "ncp", "seconds", "suppressed", "dl", "exposed")
@@ -655,9 +557,9 @@ class Publisher:
                 f"VALUES (?, now()::TIMESTAMP, ?, ?, {self._fingerprint()}, {', '.join('?' for _ in keys)}, ?, ?, ?)",
                 [r, json.dumps(self.params()), json.dumps(cols), self._digest, self._rows, *[d[k] for k in keys],
                  __version__, json.dumps(sha), json.dumps(overridden)])
-            for k in _TEMP_VIEWS:
+            for k in self.spec.temp_views + _TEMP_VIEWS:
                 self.con.execute(f"DROP VIEW IF EXISTS {ctx['T'][k]}")
-            for k in _TEMPS:
+            for k in self.spec.temps + _TEMPS:
                 self.con.execute(f"DROP TABLE IF EXISTS {ctx['T'][k]}")
             self._check_unchanged(r)
             self.con.execute("COMMIT")

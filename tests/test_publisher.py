@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sqlanon
+from sqlanon import Publisher, SqlanonError
+from sqlanon.models import m_invariance
 from sqlanon.project import Project
-from sqlanon import Publisher, SqlanonError, publisher
 
 SA_VALUES = ["a", "b", "c", "d", "e", "f"]
 
@@ -315,7 +316,7 @@ def test_step8_rowid_sort_equals_window(monkeypatch, seed):
     forcing the second on small histories must give the same releases."""
     out = []
     for min_rows in (10**9, 0):
-        monkeypatch.setattr(publisher, "ROWID_SORT_MIN_ROWS", min_rows)
+        monkeypatch.setattr(m_invariance, "ROWID_SORT_MIN_ROWS", min_rows)
         con = sqlanon.connect()
         random_history(con, random.Random(seed), 10, n0=40, m=3, pub_kwargs={"seed": seed, "output": "generalized"})
         check_history(con, "p", 3, 10)

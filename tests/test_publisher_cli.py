@@ -153,3 +153,17 @@ def test_data_adult(tmp_path):
     assert r.exit_code == 2, r.output
     assert not (tmp_path / "new.duckdb").exists() and not (tmp_path / "new.duckdb.wal").exists()
     assert run(main, ["data", "nosuch", "--to", str(db)]).exit_code == 2
+
+
+def test_release_model_parameters_from_the_registry(tmp_path):
+    """--param NAME=VALUE sets a model parameter declared in sqlanon/models/ (typed by its declaration)."""
+    db = _source_db(tmp_path)
+    run = CliRunner().invoke
+    base = ["release", str(db), "p", "--source", "src", "--id", "id", "--qi", "age", "--sa", "dx", "--m", "3"]
+    r = run(main, base + ["--param", "eligibilty=random"])
+    assert r.exit_code == 2 and "parameter of model 'm-invariance' (m, eligibility)" in r.output, r.output
+    r = run(main, base + ["--param", "eligibility=random"])
+    assert r.exit_code == 0, r.output
+    con = duckdb.connect(str(db))
+    assert json.loads(con.execute("SELECT params FROM sqlanon_p__ledger").fetchall()[0][0])["eligibility"] == "random"
+    con.close()

@@ -1,0 +1,113 @@
+"""What a publishing model declares (SPEC §9; docs/architecture.md, "How to add
+a model"). A model is a :class:`Model` value in a module of its own under
+``sqlanon/models/`` plus a template folder ``sql/<pipeline>/``; the
+:class:`sqlanon.Publisher` keeps the transaction, the ledger, the step loop and
+the release gate, and asks the model only what this class holds: its
+parameters and how to check them, the outputs it can write, the extra template
+context, the hooks to run before a step (keyed by the step's full name), the
+step whose last statement returns the release's counts (named like the fields
+of :class:`sqlanon.ReleaseResult`), its temporary tables and the private state
+a later release needs. Like ARX's ``PrivacyCriterion`` and pycanon's
+one-module-per-model, a model says what it supports; the engine does the
+iterating.
+
+>>> from sqlanon.ident import require_m
+>>> toy = Model("toy", "toy", "a toy", parameters=(Parameter("k", "group size", require_m, example="3"),))
+>>> toy.bind({"k": 4})
+{'k': 4}
+>>> toy.bind({})
+Traceback (most recent call last):
+...
+sqlanon.errors.SqlanonError: model 'toy' needs the privacy parameter k (e.g. k=3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import SqlanonError
+
+#: the published forms a model may write (docs/contracts.md)
+OUTPUTS = ("anatomy", "generalized")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a model: its name, one line of help, ``check`` (takes
+    the given value, returns the value to use or raises :class:`SqlanonError`),
+    ``default`` (None: the parameter must be given), ``aliases`` (other names
+    accepted for it), ``example`` (shown when it is missing) and ``type`` (how
+    the CLI's ``--param name=value`` converts the text)."""
+
+    name: str
+    help: str
+    check: Callable[[Any], Any]
+    default: Any = None
+    aliases: tuple[str, ...] = ()
+    example: str = "3"
+    type: Callable[[str], Any] = int
+
+
+#: a hook run before a step: hook(publisher, ctx, cols, params); it may add to
+#: the template context ``ctx`` and make temporary tables
+Hook = Callable[..., None]
+
+
+@dataclass(frozen=True)
+class Model:
+    """A publishing model (see the module docstring). The first parameter is the
+    privacy parameter (``m``, ``l``): the release gate and the audit measure
+    exposure against it. ``signatures``: the model keeps SA signatures as bit
+    masks (at most ``publisher.MAX_SA_VALUES`` SA values; the state table is
+    ``groups``). ``gated``: the release gate refuses an unsafe release (else it
+    only reports it; :meth:`refuses` may decide by parameter).
+    ``unsafe_baseline``: the model exists to be broken; its results say so."""
+
+    name: str
+    pipeline: str
+    summary: str
+    parameters: tuple[Parameter, ...]
+    outputs: tuple[str, ...] = OUTPUTS
+    context: Mapping[str, Any] = field(default_factory=dict)
+    hooks: Mapping[str, Hook] = field(default_factory=dict)
+    stats_step: str = "90_stats"
+    temps: tuple[str, ...] = ()
+    temp_views: tuple[str, ...] = ()
+    state: tuple[str, ...] = ("rows",)
+    signatures: bool = False
+    gated: bool = True
+    unsafe_baseline: bool = False
+
+    @property
+    def parameter(self) -> str:
+        """The name of the privacy parameter (the first one)."""
+        return self.parameters[0].name
+
+    def refuses(self, values: dict) -> bool:
+        """Whether the release gate refuses a release that exposes persons (else
+        the release is committed and its exposure reported)."""
+        return self.gated
+
+    def bind(self, given: Mapping[str, Any]) -> dict:
+        """The model's parameter values from ``given`` (None = not given; an alias
+        counts as its parameter), checked, in declaration order."""
+        given = {k: v for k, v in given.items() if v is not None}
+        names = {p.name for p in self.parameters} | {a for p in self.parameters for a in p.aliases}
+        for k in given:
+            if k not in names:
+                others = [p.name for p in self.parameters[1:]]
+                raise SqlanonError(f"model {self.name!r} takes the privacy parameter {self.parameter}, not {k}"
+                                   + (f" (its other parameters: {', '.join(others)})" if others else ""))
+        values = {}
+        for i, p in enumerate(self.parameters):
+            kind = "privacy parameter" if i == 0 else "parameter"
+            found = [(n, given[n]) for n in (p.name, *p.aliases) if n in given]
+            if len({v for _, v in found}) > 1:
+                got = " and ".join(f"{n} = {v!r}" for n, v in found)
+                raise SqlanonError(f"model {self.name!r} takes one {kind} {p.name}; got {got}")
+            if not found and p.default is None:
+                raise SqlanonError(f"model {self.name!r} needs the {kind} {p.name} (e.g. {p.name}={p.example})")
+            values[p.name] = p.check(found[0][1] if found else p.default)
+        return values

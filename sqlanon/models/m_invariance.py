@@ -1,0 +1,121 @@
+"""m-invariance (Xiao & Tao, SIGMOD 2007, as summarised in seed 000 §II-B)
+with the eligibility targets of seed 000 (minimum counterfeits) and the NCP of
+seed 003 (docs/papers.md); templates sql/m_invariance/, docs/publisher.md.
+
+Parameters: ``m`` (the privacy parameter: every group holds m distinct SA
+values and a person's groups keep one signature) and ``eligibility``, the
+method of the plan made before step 7 (:func:`plan`).
+"""
+
+from __future__ import annotations
+
+from .. import eligibility as _eligibility
+from ..errors import SqlanonError
+from ..ident import quote, require_m
+from .base import Model, Parameter
+
+# Eligibility of the new rows (docs/threat_model.md, "Absence"): the method a
+# release plan uses. Whatever a release holds back must not disclose values by
+# its absence: the held set must be empty or m-eligible, and holding back an
+# m-eligible set never lowers the counterfeits needed (max(0, m c_max - n) does
+# not fall when c_max falls by at most |D|/m and n by |D|), so the minimal
+# modifications under that rule are additions only: 'optimal' is Algorithm 1's
+# counterfeit target. 'optimal-unsafe' is seed 000's minimum of additions plus
+# deletions, whose deletions are all of over-represented values; the release
+# gate then reports the persons that absence exposes instead of refusing.
+ELIGIBILITY = {"optimal": "counterfeit", "counterfeit": "counterfeit", "random": "random",
+               "optimal-unsafe": "optimal"}
+MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign)
+# pools at least this large are ranked by step 8's key-column sort, smaller ones by
+# a window (docs/publisher.md; same result): read at each release, so a test sets it
+# with monkeypatch.setattr(sqlanon.models.m_invariance, "ROWID_SORT_MIN_ROWS", 0)
+ROWID_SORT_MIN_ROWS = 1_000_000
+
+
+def _check_eligibility(method):
+    if method not in ELIGIBILITY:
+        raise SqlanonError(f"eligibility method {method!r} is not usable here; use 'optimal' (default), "
+                           "'counterfeit', 'random' (the baseline of seed 000) or 'optimal-unsafe'")
+    return method
+
+
+def plan(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
+    """Eligibility plan of the pool: Python sees one count per SA value."""
+    T, m, method = ctx["T"], pub.m, pub.values["eligibility"]
+    counts = pub._q(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
+    # step 8's two ways to rank rows within a value (same result): a window for
+    # small pools, a sort of the key columns read back by rowid for large ones
+    ctx["sort_by_rowid"] = sum(int(n) for _, n in counts) >= ROWID_SORT_MIN_ROWS
+    pub.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[pub.sa]}, delta BIGINT)")
+    if not counts:
+        return
+    values = [v for v, _ in counts]
+    c = [int(n) for _, n in counts]
+    absent = []
+    if method == "random" or len(values) < m:
+        # the SA values the project knows that this pool lacks (seeded order)
+        have = set(values)
+        dom = pub._q(
+            f"SELECT v FROM (SELECT DISTINCT sqlanon__sa AS v FROM {T['snap']} UNION "
+            f"SELECT DISTINCT {quote(pub.sa)} FROM {T['mem']}) ORDER BY hash(v, $seed), v",
+            {"seed": pub.seed})
+        absent = [v for (v,) in dom if v not in have]
+    if method == "random":
+        # the tau-safety baseline draws counterfeit values from the whole domain
+        target = _eligibility.random_fill(c + [0] * len(absent), m, seed=pub.seed * 100003 + params["release"])
+        rows = list(zip(values + absent, [t - n for n, t in zip(c + [0] * len(absent), target)]))
+    elif len(values) < m:
+        # too few values among the new rows: counterfeits of other values the
+        # project knows make up the m values
+        extra = absent[: m - len(values)]
+        target = _eligibility.targets(c + [1] * len(extra), m, ELIGIBILITY[method])
+        rows = [(v, t - n) for v, n, t in zip(values, c, target[: len(c)])]
+        rows += [(v, t) for v, t in zip(extra, target[len(c):])]
+    else:
+        target = _eligibility.targets(c, m, ELIGIBILITY[method])
+        rows = [(v, t - n) for v, n, t in zip(values, c, target)]
+    rows = [r for r in rows if r[1] != 0]
+    if rows:
+        pub.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
+
+
+def domains(pub, ctx: dict) -> None:
+    """Step 9 records a group's values of a non-numeric QI as a bit mask over
+    step 6b's list of its values when the list holds at most MAX_MASK_VALUES
+    values: ctx["mask_qi"] gets those QI's 1-based positions."""
+    cat = [k for k, (_, numeric) in enumerate(ctx["qi_info"], 1) if not numeric]
+    if cat:
+        lens = pub._q(f"SELECT {', '.join(f'coalesce(len(d{k}), 0)' for k in cat)} FROM {ctx['T']['doms']}")[0]
+        ctx["mask_qi"] = [k for k, n in zip(cat, lens) if n <= MAX_MASK_VALUES]
+
+
+def before_eligible(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
+    """Before step 7: the eligibility plan, then the QI value lists' lengths (step 6b)."""
+    plan(pub, ctx, cols, params)
+    domains(pub, ctx)
+
+
+class MInvariance(Model):
+    def refuses(self, values: dict) -> bool:
+        # 'optimal-unsafe' is an explicitly unsafe choice: committed, its exposure reported
+        return values["eligibility"] != "optimal-unsafe"
+
+
+MODEL = MInvariance(
+    name="m-invariance",
+    pipeline="m_invariance",
+    summary="m-invariance with counterfeits (Xiao & Tao 2007; eligibility targets of seed 000)",
+    parameters=(
+        Parameter("m", "every group holds m distinct SA values; a person's groups keep one signature",
+                  lambda v: require_m(v, name="m")),
+        Parameter("eligibility", "method of the eligibility plan: optimal, counterfeit, random or optimal-unsafe",
+                  _check_eligibility, default="optimal", example="optimal", type=str),
+    ),
+    context={"mask_qi": ()},  # set by the hook before step 7
+    hooks={"07_eligible": before_eligible},
+    temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "newg", "ext", "hist",
+           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc"),
+    temp_views=("rel",),
+    state=("groups",),
+    signatures=True,
+)
