@@ -4,7 +4,9 @@ Adult rows (sqlanon.histories.history) for m-invariance (anatomy and generalized
 output, the window and the rowid-sort step 8, eligibility 'random'),
 dynamic-anatomy, static anatomy and the naive publisher; per table the row
 count and the md5 of its sorted rows (the ledger without made_at, seconds and
-fingerprint; __secret left out; __chains as a set of rows).
+fingerprint; __secret left out; __chains as a set of rows). Then the same
+configurations on 12 random histories (seeded pools of 300 persons with a
+numeric and two categorical QI and 3-9 SA values, 4 releases each).
 
     python benchmarks/table_digests.py before.json   # then change the code
     python benchmarks/table_digests.py after.json && cmp before.json after.json
@@ -16,6 +18,8 @@ import hashlib
 import json
 import sys
 
+import numpy as np
+import pandas as pd
 import sqlanon
 import sqlanon.naive as naive
 from sqlanon import publisher
@@ -52,13 +56,20 @@ def digests(con) -> dict:
     return out
 
 
-def main() -> None:
-    con = sqlanon.connect()
-    load_adult(con, "adult", part="data", complete=True)
-    pool = con.execute("SELECT * FROM adult ORDER BY id LIMIT 5000").df()
-    con.close()
-    snapshots = history(pool, "id", SA, releases=5, start=3500, seed=3)
-    result = {}
+def random_pool(seed: int) -> pd.DataFrame:
+    """300 persons: id, age (numeric), two categorical QI, SA with 3-9 values."""
+    rng = np.random.default_rng(1000 + seed)
+    n = 300
+    return pd.DataFrame({
+        "id": np.arange(n) * 3 + seed,
+        "age": rng.integers(17, 80, n),
+        "city": [f"c{v}" for v in rng.integers(0, 1 + seed % 6, n)],
+        "job": [f"j{v}" for v in rng.integers(0, 12, n)],
+        "disease": [f"d{v}" for v in rng.integers(0, 3 + seed % 7, n)],
+    })
+
+
+def run_configs(result: dict, prefix: str, snapshots, qi, sa) -> None:
     default_min_rows = publisher.ROWID_SORT_MIN_ROWS
     for name, kw, min_rows in CONFIGS:
         publisher.ROWID_SORT_MIN_ROWS = default_min_rows if min_rows is None else min_rows
@@ -69,13 +80,25 @@ def main() -> None:
             con.execute("CREATE OR REPLACE TABLE src AS SELECT * FROM snapdf")
             con.unregister("snapdf")
             try:
-                r = sqlanon.Publisher(con, "p", source="src", id="id", qi=QI, sa=SA, seed=7, **kw).release()
+                r = sqlanon.Publisher(con, "p", source="src", id="id", qi=qi, sa=sa, seed=7, **kw).release()
                 res.append((r.release, r.published, r.groups, r.counterfeits, r.held, round(r.ncp, 9), r.exposed))
             except sqlanon.SqlanonError as e:
                 res.append(("refused", str(e)[:80]))
-        result[name] = {"results": res, "tables": digests(con)}
+        result[prefix + name] = {"results": res, "tables": digests(con)}
         con.close()
     publisher.ROWID_SORT_MIN_ROWS = default_min_rows
+
+
+def main() -> None:
+    con = sqlanon.connect()
+    load_adult(con, "adult", part="data", complete=True)
+    pool = con.execute("SELECT * FROM adult ORDER BY id LIMIT 5000").df()
+    con.close()
+    result = {}
+    run_configs(result, "", history(pool, "id", SA, releases=5, start=3500, seed=3), QI, SA)
+    for k in range(12):
+        snaps = history(random_pool(k), "id", "disease", releases=4, start=200, seed=k)
+        run_configs(result, f"random{k}_", snaps, ["age", "city", "job"], "disease")
     con = sqlanon.connect()
     con.register("pool_df", pool)
     con.execute("CREATE TABLE pool AS SELECT * FROM pool_df")

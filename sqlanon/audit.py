@@ -32,6 +32,7 @@ import duckdb
 import pandas as pd
 
 from . import templates
+from .engine import as_engine
 from .errors import SqlanonError
 from .ident import quote, require_m
 from .progress import bar
@@ -94,9 +95,9 @@ def _qi_linking(con: duckdb.DuckDBPyConnection, project: str, m: int, releases: 
     if missing:
         return (f"no table {p.table(missing[0])} (releases not made by sqlanon's publisher, or made before the "
                 "release gate)")
-    qcols = [r[0] for r in con.execute(f"DESCRIBE {p.ref('persons')}").fetchall() if r[0] != "sqlanon__id"]
-    scols = [r[0] for r in con.execute(f"DESCRIBE {p.ref('st')}").fetchall()
-             if r[0] not in ("release", "group_id", "count")]
+    eng = as_engine(con)
+    qcols = [c for c in eng.columns(p.table("persons")) if c != "sqlanon__id"]
+    scols = [c for c in eng.columns(p.table("st")) if c not in ("release", "group_id", "count")]
     ch, cur = quote(table + "_ch"), quote(table + "_cur")
     ctx = {"qi": [quote(c) for c in qcols], "sa": quote(scols[0]),
            "T": {k: p.ref(k) for k in ("qit", "st", "mem", "persons", "held", "gone")}
@@ -245,7 +246,7 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
                 f"project {project!r} has neither {p.table('st')} nor {p.table('pub')}; the audit needs the "
                 "published SA per group"
             )
-        cols = [r[0] for r in con.execute(f"DESCRIBE {p.ref('mem')}").fetchall()]
+        cols = list(as_engine(con).columns(p.table("mem")))
         sa = [c for c in cols if c not in ("release", "id", "group_id", "is_counterfeit")]
         if len(sa) != 1:
             raise SqlanonError(f"table {p.table('mem')} must have exactly one SA column, found {sa}")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .audit import audit
 from .datasets import load_adult
+from .engine import as_engine
 from .errors import SqlanonError
 from .ident import quote
 from .install import connect
@@ -41,18 +42,15 @@ def run(db: str | Path = "sqlanon_demo.duckdb", *, releases: int = 6, m: int = 5
     con = connect(db)
     try:
         own = (POOL, NOW, *Project(PROJECT).tables().values())
-        others = con.execute(
-            "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() WHERE NOT temporary UNION ALL "
-            "SELECT view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary) "
-            "WHERE lower(n) NOT IN (SELECT lower(unnest($own)))", {"own": list(own)}).fetchall()[0][0]
+        mine = {t.lower() for t in own}
+        others = sum(n.lower() not in mine for n in as_engine(con).relations())
         if others and not force:
             raise SqlanonError(f"database file {str(db)!r} holds {others} tables or views that are not the demo's; "
                                f"sqlanon demo replaces only its own ({POOL}, {NOW} and project {PROJECT!r}'s "
                                "sqlanon_adult_* tables): pass --force to run it next to yours, or choose another --db")
-        con.execute("BEGIN TRANSACTION")
-        for t in own:
-            con.execute(f"DROP TABLE IF EXISTS {quote(t)}")
-        con.execute("COMMIT")
+        with as_engine(con).transaction() as eng:
+            for t in own:
+                eng.execute(f"DROP TABLE IF EXISTS {quote(t)}")
         load_adult(con, POOL, part="both", complete=True)
         echo(f"sqlanon demo: {db} | Adult (adult.data + adult.test, complete rows) | QI {', '.join(QI)} | "
              f"SA {SA} | m = {m} | {releases} releases")

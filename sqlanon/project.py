@@ -33,8 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import duckdb
-
+from .engine import as_engine
 from .ident import check_project, quote
 
 #: the release contract's tables: key -> suffix of ``sqlanon_<P>``
@@ -90,27 +89,15 @@ class Project:
         return f"sqlanon__{tool}_{self.name}{suffix}"
 
     # -------------------------------------------------------------- catalog
-    def exists(self, con: duckdb.DuckDBPyConnection, key: str) -> bool:
+    def exists(self, con, key: str) -> bool:
         """Whether table ``key`` is there: a table or view of that name, in any
-        case, in the catalog of ``con`` (temporary objects do not count). Read
-        from the catalog, not by a statement that may fail (a failed statement
-        aborts the caller's open transaction; a release checks inside one)."""
-        return bool(con.execute(
-            "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() WHERE NOT temporary UNION ALL "
-            "SELECT view_name FROM duckdb_views() WHERE NOT temporary) WHERE lower(n) = lower(?)",
-            [self.table(key)]).fetchall()[0][0])
+        case, in the catalog of ``con`` (a connection or an engine; temporary
+        objects do not count)."""
+        return as_engine(con).exists(self.table(key))
 
-    def locate(self, con: duckdb.DuckDBPyConnection, key: str,
-               where: tuple[str, str, str] | None = None) -> tuple[str, str, str] | None:
+    def locate(self, con, key: str, where: tuple[str, str, str] | None = None) -> tuple[str, str, str] | None:
         """(database, schema, name) of table ``key`` as the catalog of ``con``
         spells it, or None; with ``where`` (an earlier answer) only that exact
         place counts (a release asks a fresh cursor whether a table it saw is
         committed)."""
-        sql = ("SELECT database_name, schema_name, table_name FROM duckdb_tables() "
-               "WHERE lower(table_name) = lower(?) AND NOT temporary")
-        args = [self.table(key)]
-        if where is not None:
-            sql += " AND database_name = ? AND schema_name = ? AND table_name = ?"
-            args += list(where)
-        rows = con.execute(sql, args).fetchall()
-        return tuple(rows[0]) if rows else None
+        return as_engine(con).locate(self.table(key), where)

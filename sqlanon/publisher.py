@@ -28,8 +28,9 @@ from dataclasses import asdict, dataclass
 import duckdb
 
 from . import eligibility, templates
+from .engine import as_engine
 from .errors import SqlanonError
-from .ident import quote, require_m, table_columns
+from .ident import quote, require_m
 from .project import Project
 
 OUTPUTS = ("anatomy", "generalized")
@@ -189,7 +190,8 @@ class Publisher:
     def __init__(self, con: duckdb.DuckDBPyConnection, project: str, *, source: str, id: str, qi, sa: str,
                  model: str = "m-invariance", m: int | None = None, l: int | None = None,
                  output: str = "anatomy", seed: int = 0, eligibility: str = "optimal", templates_dir=None) -> None:
-        self.con = con
+        self.engine = as_engine(con)  # a duckdb connection is wrapped (sqlanon.engine)
+        self.con = getattr(self.engine, "con", con)
         self.proj = Project(project)
         self.project = project
         self.source, self.id, self.sa = source, id, sa
@@ -250,17 +252,17 @@ class Publisher:
         if not proj.exists(con, "ledger"):
             raise SqlanonError(f"project {project!r} has no releases in this database; give source, id, qi, sa "
                                "and m for its first release")
-        stored = json.loads(con.execute(f"SELECT params FROM {proj.ref('ledger')} ORDER BY release LIMIT 1"
-                                        ).fetchall()[0][0])
+        stored = json.loads(as_engine(con).fetch(f"SELECT params FROM {proj.ref('ledger')} ORDER BY release LIMIT 1"
+                                                 )[0][0])
         stored.update({k: v for k, v in overrides.items() if v is not None})
         return cls(con, project, templates_dir=templates_dir, **stored)
 
     # ----------------------------------------------------------------- helpers
     def _q(self, sql: str, params=None) -> list[tuple]:
-        return self.con.execute(sql, params or []).fetchall()
+        return self.engine.fetch(sql, params)
 
     def _exists(self, key: str) -> bool:
-        return self.proj.exists(self.con, key)
+        return self.proj.exists(self.engine, key)
 
     def params(self) -> dict:
         if self.spec.parameter == "l":
@@ -272,8 +274,8 @@ class Publisher:
     def ledger(self):
         """The project's release ledger as a DataFrame (empty before the first release)."""
         if not self._exists("ledger"):
-            return self.con.execute("SELECT NULL::INTEGER AS release WHERE false").df()
-        return self.con.execute(f"SELECT * FROM {self.proj.ref('ledger')} ORDER BY release").df()
+            return self.engine.df("SELECT NULL::INTEGER AS release WHERE false")
+        return self.engine.df(f"SELECT * FROM {self.proj.ref('ledger')} ORDER BY release")
 
     def last_release(self) -> int:
         if not self._exists("ledger"):
@@ -282,7 +284,7 @@ class Publisher:
 
     # -------------------------------------------------------------- validation
     def _validate(self) -> dict[str, str]:
-        cols = table_columns(self.con, self.source)
+        cols = self.engine.columns(self.source)
         for role, names in (("id column", [self.id]), ("SA column", [self.sa]), ("QI column", self.qi)):
             for c in names:
                 if c not in cols:
@@ -383,11 +385,11 @@ class Publisher:
     def _check_unchanged(self, r: int) -> None:
         """Right before COMMIT: the committed ledger (read by a fresh cursor,
         outside this transaction's snapshot) still ends before release ``r``."""
-        where = self.proj.locate(self.con, "ledger")
-        cur = self.con.cursor()
+        where = self.proj.locate(self.engine, "ledger")
+        cur = self.engine.cursor()
         try:
-            last = cur.execute(f"SELECT coalesce(max(release), 0) FROM {'.'.join(quote(x) for x in where)}"
-                               ).fetchall()[0][0] if self.proj.locate(cur, "ledger", where) else 0
+            last = cur.fetch(f"SELECT coalesce(max(release), 0) FROM {'.'.join(quote(x) for x in where)}"
+                             )[0][0] if self.proj.locate(cur, "ledger", where) else 0
         finally:
             cur.close()
         if last >= r:
@@ -527,8 +529,8 @@ class Publisher:
         """One statement of template ``name``, its rows; a database error becomes
         our error without the data values it may quote."""
         try:
-            return self.con.execute(stmt, templates.params_for(stmt, params)).fetchall()
-        except duckdb.Error as exc:
+            return self.engine.fetch(stmt, templates.params_for(stmt, params))
+        except self.engine.Error as exc:
             raise SqlanonError(f"release {params['release']} of project {self.project!r} failed in template {name}: "
                                f"{_masked(exc)}; nothing was written") from exc
 
@@ -578,7 +580,7 @@ class Publisher:
         prof = _Profile()
         # step 8 reads positions from a table stored in ORDER BY order (DuckDB's
         # default); a session that turned this off gets it back after the release
-        keep_order = self._q("SELECT current_setting('preserve_insertion_order')")[0][0]
+        keep_order = self.engine.setting("preserve_insertion_order")
         if not keep_order:
             self.con.execute("SET preserve_insertion_order = true")
         try:
@@ -589,8 +591,8 @@ class Publisher:
 
     def _release(self, t0: float, prof: "_Profile") -> ReleaseResult:
         try:
-            self.con.execute("BEGIN TRANSACTION")
-        except duckdb.Error as exc:
+            self.engine.begin()
+        except self.engine.Error as exc:
             raise SqlanonError(f"cannot start release of project {self.project!r}: this connection already has an "
                                "open transaction (another release running on it, or an uncommitted BEGIN); commit "
                                "or roll it back, and give each thread its own cursor (con.cursor())") from exc
@@ -637,12 +639,12 @@ class Publisher:
             for k in _TEMPS:
                 self.con.execute(f"DROP TABLE IF EXISTS {ctx['T'][k]}")
             self._check_unchanged(r)
-            self.con.execute("COMMIT")
+            self.engine.commit()
             prof.mark("ledger, drop temps, COMMIT")
         except BaseException as exc:
             try:
-                self.con.execute("ROLLBACK")
-            except duckdb.Error:  # a COMMIT that failed has rolled back already
+                self.engine.rollback()
+            except self.engine.Error:  # a COMMIT that failed has rolled back already
                 pass
             if isinstance(exc, duckdb.TransactionException) and "onflict" in str(exc):
                 raise self._busy() from exc
@@ -659,4 +661,4 @@ def status(con: duckdb.DuckDBPyConnection, project: str):
     proj = Project(project)
     if not proj.exists(con, "ledger"):
         raise SqlanonError(f"project {project!r} has no releases in this database (no table {proj.table('ledger')!r})")
-    return con.execute(f"SELECT * EXCLUDE (params, source_schema) FROM {proj.ref('ledger')} ORDER BY release").df()
+    return as_engine(con).df(f"SELECT * EXCLUDE (params, source_schema) FROM {proj.ref('ledger')} ORDER BY release")
