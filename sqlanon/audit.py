@@ -102,7 +102,7 @@ def _qi_linking(con: duckdb.DuckDBPyConnection, project: str, m: int, releases: 
     ctx = {"qi": [quote(c) for c in qcols], "sa": quote(scols[0]),
            "T": {k: p.ref(k) for k in ("qit", "st", "mem", "persons", "held", "gone")}
            | {"ch": ch, "cur": cur, "out": "temp." + quote(table)}}
-    stmts = templates.render(templates.environment(), "_audit/qi_linking.sql.j2", ctx)
+    stmts = templates.render(templates.environment(engine=eng.name), "_audit/qi_linking.sql.j2", ctx)
     con.execute(f"CREATE OR REPLACE TEMP TABLE {ch} (id VARCHAR, chain VARCHAR[][], had VARCHAR[])")
     try:
         for r in bar(releases, desc=f"audit {project}: QI linking"):  # the audit's long part (off if no terminal)

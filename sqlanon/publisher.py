@@ -240,7 +240,7 @@ class Publisher:
         bad = [c for c in names if c.lower().startswith("sqlanon__")]
         if bad:
             raise SqlanonError(f"column {bad[0]!r}: names starting with 'sqlanon__' are reserved; rename the column")
-        self.env = templates.environment(templates_dir)
+        self.env = templates.environment(templates_dir, self.engine.name)
         self.pipeline = self.spec.pipeline
         self.tables = self.proj.tables()  # key -> table name (sqlanon.project)
 

@@ -7,6 +7,16 @@ parameters are found, by sqlglot's tokenizer in DuckDB's dialect: a ``;`` or
 ``$name`` inside a string literal or a comment is neither.
 A project may point at a folder of its own templates: a file there with the same
 relative path (e.g. ``m_invariance/08_assign.sql.j2``) overrides ours.
+
+Engine-specific SQL (bit masks, arg_min over a tuple, rowid positions) is not
+written in the templates but called as ``lib.<macro>(...)``: ``lib`` is the
+engine's macro file ``sql/_lib/<engine>.sql.j2`` (dbt-style dispatch; the
+engine names it, :attr:`sqlanon.engine.Engine.macro_file`), so a second engine
+adds one macro file, not a copy of each template.
+
+>>> env = environment()
+>>> env.from_string("SELECT {{ lib.mask_or(lib.mask_bit('pos')) }}").render()
+'SELECT bit_or((1::UHUGEINT << (pos)::UHUGEINT))'
 """
 
 from __future__ import annotations
@@ -35,11 +45,12 @@ _DUCKDB = Dialect.get_or_raise("duckdb")
 _ENVIRONMENTS: dict[tuple, jinja2.Environment] = {}
 
 
-def environment(overrides: str | Path | None = None) -> jinja2.Environment:
+def environment(overrides: str | Path | None = None, engine: str = "duckdb") -> jinja2.Environment:
     """A Jinja2 environment with StrictUndefined over ``overrides`` (first) and
-    the package's ``sql/`` folder (shared by calls with the same folder state)."""
+    the package's ``sql/`` folder (shared by calls with the same folder state),
+    whose templates see the macros of ``sql/_lib/<engine>.sql.j2`` as ``lib``."""
     paths = []
-    key: tuple = (str(sql_dir()),)
+    key: tuple = (str(sql_dir()), engine)
     if overrides is not None:
         folder = Path(overrides)
         if not folder.is_dir():
@@ -58,6 +69,12 @@ def environment(overrides: str | Path | None = None) -> jinja2.Environment:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        try:
+            env.globals["lib"] = env.get_template(f"_lib/{engine}.sql.j2").module
+        except jinja2.TemplateNotFound as exc:
+            del _ENVIRONMENTS[key]
+            raise SqlanonError(f"no SQL macro file for engine {engine!r}: add sql/_lib/{engine}.sql.j2 (the macros "
+                               "of sql/_lib/duckdb.sql.j2 for that engine)") from exc
     return env
 
 
