@@ -78,16 +78,17 @@ def run(con, repeat: int, peer_dir: Path | None) -> dict:
     ours, theirs = [], []
     try:
         for i in range(repeat + 1):  # pair 0 warms the process (imports, template compilation)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             r = sqlanon.Publisher(con, f"fc{i}", source="adult", id="id", qi=QI, sa=SA, model="anatomy",
                                   l=L).release()
-            ours.append((time.perf_counter() - t, r, handler.messages[-1]))
+            ours.append((time.perf_counter() - t, r, handler.messages[-1], time.process_time() - c))
             if mod is not None:
                 random.seed(i)
                 data = [list(x) for x in rows]  # the peer pops from its buckets: a fresh copy (not timed)
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 groups = mod.anatomize(data, L)
-                theirs.append((time.perf_counter() - t, len(groups), sum(len(g) for g in groups)))
+                theirs.append((time.perf_counter() - t, len(groups), sum(len(g) for g in groups),
+                               time.process_time() - c))
     finally:
         log.removeHandler(handler)
         log.setLevel(logging.NOTSET)
@@ -97,11 +98,12 @@ def run(con, repeat: int, peer_dir: Path | None) -> dict:
     median_run = sorted(warm, key=lambda x: x[0])[len(warm) // 2]
     r = median_run[1]
     res = {"ours": {"first_in_process": ours[0][0], "best": min(times), "median": statistics.median(times),
-                    "times": times, "groups": r.groups, "published": r.published, "suppressed": r.suppressed,
+                    "times": times, "cpu_median": statistics.median(x[3] for x in warm), "groups": r.groups, "published": r.published, "suppressed": r.suppressed,
                     "profile": median_run[2]}}
     if mod is not None:
         pt = [x[0] for x in theirs[1:]]
-        res["peer"] = {"best": min(pt), "median": statistics.median(pt), "times": pt, "groups": theirs[-1][1],
+        res["peer"] = {"best": min(pt), "median": statistics.median(pt), "times": pt,
+                       "cpu_median": statistics.median(x[3] for x in theirs[1:]), "groups": theirs[-1][1],
                        "rows": theirs[-1][2]}
         res["ratio_best"] = min(times) / min(pt)
         res["ratio_median"] = statistics.median(times) / statistics.median(pt)
@@ -128,7 +130,10 @@ def write_md(res: dict) -> str:
                      f"{p['median']:.3f} | {p['groups']:,} | {p['rows']:,} |")
         lines += ["", f"Ratio sqlanon / peer: {res['ratio_best']:.2f} (best / best), "
                       f"{res['ratio_median']:.2f} (median / median), {res['ratio_pairs_median']:.2f} (median of "
-                      "the ratios of the pairs, each pair run back to back)."]
+                      "the ratios of the pairs, each pair run back to back).",
+                  "", f"CPU time (process, all threads; less sensitive to the load of the shared machine): sqlanon "
+                      f"{o['cpu_median']:.3f} s (DuckDB runs {res['threads']} threads), peer {p['cpu_median']:.3f} s "
+                      "(one thread), medians."]
     lines += ["", f"First release in a fresh process (template compilation included): {o['first_in_process']:.3f} s.",
               "", "Profile of the median sqlanon run (logger `sqlanon.profile`):", "", "```", o["profile"], "```"]
     return "\n".join(lines) + "\n"
@@ -145,7 +150,8 @@ def main() -> None:
     rows = con.execute("SELECT count(*) FROM adult").fetchall()[0][0]
     res = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "duckdb": duckdb.__version__,
            "date": time.strftime("%Y-%m-%d"), "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
-           "rows": rows, "repeat": args.repeat}
+           "rows": rows, "repeat": args.repeat,
+           "threads": con.execute("SELECT current_setting('threads')").fetchall()[0][0]}
     if args.peer:
         res["peer_source"] = "myd1/Anatomize @ 2a19c918 (GitHub, MIT)"
     res |= run(con, args.repeat, args.peer)

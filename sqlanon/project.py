@@ -88,6 +88,16 @@ class Project:
         while it reads or writes the project."""
         return f"sqlanon__{tool}_{self.name}{suffix}"
 
+    def placeholders(self) -> dict[str, str]:
+        """The parts of this project's table names that carry its name -> the
+        same with a placeholder (NUL) for the name: rendered templates that
+        differ only in them are one (:func:`sqlanon.templates.render`'s ``vary``).
+
+        >>> Project("ward").placeholders()
+        {'sqlanon_ward_': 'sqlanon_\\x00_', 'sqlanon__ward_': 'sqlanon__\\x00_'}
+        """
+        return {f"sqlanon_{self.name}_": "sqlanon_\x00_", f"sqlanon__{self.name}_": "sqlanon__\x00_"}
+
     # -------------------------------------------------------------- catalog
     def exists(self, con, key: str) -> bool:
         """Whether table ``key`` is there: a table or view of that name, in any

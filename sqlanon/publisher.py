@@ -261,7 +261,11 @@ class Publisher:
     def _q(self, sql: str, params=None) -> list[tuple]:
         return self.engine.fetch(sql, params)
 
+    _catalog: set[str] | None = None  # during a release's validation: the catalog's table names, lower case
+
     def _exists(self, key: str) -> bool:
+        if self._catalog is not None:
+            return self.tables[key].lower() in self._catalog
         return self.proj.exists(self.engine, key)
 
     def params(self) -> dict:
@@ -537,7 +541,7 @@ class Publisher:
     def _run(self, name: str, ctx: dict, params: dict) -> tuple | None:
         """Run template ``name``; the first row of its last statement."""
         rows: list[tuple] = []
-        for stmt in templates.render(self.env, name, ctx):
+        for stmt in templates.render(self.env, name, ctx, vary=self.proj.placeholders()):
             rows = self._execute(name, stmt, params)
         return rows[0] if rows else None
 
@@ -598,11 +602,15 @@ class Publisher:
                                "or roll it back, and give each thread its own cursor (con.cursor())") from exc
         try:
             self._lock()
+            # one catalog read for the existence checks of the validation (nothing
+            # is created until _create_tables)
+            self._catalog = {n.lower() for n in self.engine.relations()}
             cols = self._validate()
             ctx = self._context(cols)
             r = self.last_release() + 1
             ctx["first_release"] = r == 1
             prof.mark("validate, source fingerprint")
+            self._catalog = None
             self._create_tables(cols)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid}
@@ -615,7 +623,7 @@ class Publisher:
                     prof.mark("eligibility plan (Python, SA counts)")
                     self._domains(ctx)
                     prof.mark("QI value list lengths (step 6b)")
-                for i, stmt in enumerate(templates.render(self.env, name, ctx), 1):
+                for i, stmt in enumerate(templates.render(self.env, name, ctx, vary=self.proj.placeholders()), 1):
                     rows = self._execute(name, stmt, params)
                     if step.startswith("90_"):
                         stats = rows[0]
@@ -634,14 +642,12 @@ class Publisher:
                 f"INSERT INTO {ctx['T']['ledger']} (release, made_at, params, source_schema, fingerprint, "
                 f"{', '.join(keys)}) VALUES (?, now()::TIMESTAMP, ?, ?, ?, {', '.join('?' for _ in keys)})",
                 [r, json.dumps(self.params()), json.dumps(cols), fp, *[d[k] for k in keys]])
-            for k in _TEMP_VIEWS:
-                self.con.execute(f"DROP VIEW IF EXISTS {ctx['T'][k]}")
-            for k in _TEMPS:
-                self.con.execute(f"DROP TABLE IF EXISTS {ctx['T'][k]}")
+            self.engine.drop_temporary([self.proj.temp(k) for k in _TEMP_VIEWS + _TEMPS])
             self._check_unchanged(r)
             self.engine.commit()
             prof.mark("ledger, drop temps, COMMIT")
         except BaseException as exc:
+            self._catalog = None
             try:
                 self.engine.rollback()
             except self.engine.Error:  # a COMMIT that failed has rolled back already

@@ -86,14 +86,55 @@ def steps(env: jinja2.Environment, pipeline: str) -> list[str]:
     return names
 
 
-def render(env: jinja2.Environment, name: str, context: dict) -> list[str]:
+# (environment, template, context with the ``vary`` strings replaced) -> the
+# template object rendered and its statements with their parameters, in that
+# normalized form (bounded like an LRU cache)
+_RENDERED: dict[tuple, tuple[jinja2.Template, tuple[tuple[str, frozenset[str]], ...]]] = {}
+
+
+def render(env: jinja2.Environment, name: str, context: dict, *, vary: dict[str, str] | None = None) -> list[str]:
     """Render template ``name`` with an explicit context; returns its statements
-    (see :func:`statements`)."""
-    text = env.get_template(name).render(**context)
+    (see :func:`statements`).
+
+    ``vary`` (e.g. :meth:`sqlanon.project.Project.placeholders`): strings of
+    the context -> placeholders (holding a NUL, which no template holds). The
+    rendering is cached under the context with those strings replaced, so a
+    release of another project with otherwise the same context reuses it
+    (Jinja rendering and tokenizing cost about 25 ms per release) with the
+    strings put back; a template renders such strings as they are, never
+    computes on them."""
+    tpl = env.get_template(name)  # Jinja reloads an edited file: a new Template object
+    key = None
+    if vary:
+        norm = repr(context)
+        for real, ph in vary.items():
+            norm = norm.replace(real, ph)
+        key = (id(env), name, norm)
+        hit = _RENDERED.get(key)
+        if hit is not None and hit[0] is tpl:
+            out = []
+            for stmt, names in hit[1]:
+                for real, ph in vary.items():
+                    stmt = stmt.replace(ph, real)
+                _PARAMETERS[stmt] = names
+                out.append(stmt)
+            return out
+    text = tpl.render(**context)
     try:
-        return list(statements(text))
+        stmts = list(statements(text))
     except TokenError as exc:
         raise SqlanonError(f"template {name} does not render to SQL that DuckDB's tokenizer reads: {exc}") from exc
+    if key is not None:
+        normalized = []
+        for stmt in stmts:
+            names = parameters(stmt)
+            for real, ph in vary.items():
+                stmt = stmt.replace(real, ph)
+            normalized.append((stmt, names))
+        if len(_RENDERED) > _MAX_CACHED:
+            _RENDERED.clear()
+        _RENDERED[key] = (tpl, tuple(normalized))
+    return stmts
 
 
 # statement -> its parameters, filled when a template's text is split (one
