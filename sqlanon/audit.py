@@ -234,6 +234,7 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
     l-diversity for the comparison attacks). Only temporary objects are created."""
     p = Project(project)
     m = require_m(m)
+    con = as_engine(con).con  # an engine or a connection; the audit's table macros are DuckDB's
     if not p.exists(con, "mem"):
         raise SqlanonError(
             f"project {project!r} has no table {p.table('mem')}; the audit needs the release contract's "
@@ -301,6 +302,7 @@ def ledger_m(con: duckdb.DuckDBPyConnection, project: str) -> int | None:
     the anatomy models), read from its ledger ``sqlanon_<project>__ledger``;
     None when the project has no ledger (releases made by another tool)."""
     p = Project(project)
+    con = as_engine(con).con
     if not p.exists(con, "ledger"):
         return None
     params = json.loads(con.execute(f"SELECT params FROM {p.ref('ledger')} ORDER BY release LIMIT 1").fetchall()[0][0])
