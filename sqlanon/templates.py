@@ -112,6 +112,8 @@ def render(env: jinja2.Environment, name: str, context: dict, *, vary: dict[str,
         key = (id(env), name, norm)
         hit = _RENDERED.get(key)
         if hit is not None and hit[0] is tpl:
+            if len(_PARAMETERS) > _MAX_CACHED:
+                _PARAMETERS.clear()
             out = []
             for stmt, names in hit[1]:
                 for real, ph in vary.items():
