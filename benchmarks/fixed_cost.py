@@ -134,6 +134,8 @@ def write_md(res: dict) -> str:
                   "", f"CPU time (process, all threads; less sensitive to the load of the shared machine): sqlanon "
                       f"{o['cpu_median']:.3f} s (DuckDB runs {res['threads']} threads), peer {p['cpu_median']:.3f} s "
                       "(one thread), medians."]
+    if res.get("note"):
+        lines += ["", res["note"]]
     lines += ["", f"First release in a fresh process (template compilation included): {o['first_in_process']:.3f} s.",
               "", "Profile of the median sqlanon run (logger `sqlanon.profile`):", "", "```", o["profile"], "```"]
     return "\n".join(lines) + "\n"
@@ -144,13 +146,14 @@ def main() -> None:
     ap.add_argument("--peer", type=Path, help="folder of an exported myd1/Anatomize (outside this repository)")
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--note", default="", help="a paragraph for the report (e.g. the same run on an earlier commit)")
     args = ap.parse_args()
     con = sqlanon.connect()
     load_adult(con, "adult", part="data", complete=True)
     rows = con.execute("SELECT count(*) FROM adult").fetchall()[0][0]
     res = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "duckdb": duckdb.__version__,
            "date": time.strftime("%Y-%m-%d"), "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
-           "rows": rows, "repeat": args.repeat,
+           "rows": rows, "repeat": args.repeat, "note": args.note,
            "threads": con.execute("SELECT current_setting('threads')").fetchall()[0][0]}
     if args.peer:
         res["peer_source"] = "myd1/Anatomize @ 2a19c918 (GitHub, MIT)"

@@ -32,8 +32,8 @@ def collect() -> list[tuple[str, str]]:
     seen: dict[tuple[str, str], None] = {}
     real = templates.render
 
-    def recording(env, name, context):
-        stmts = real(env, name, context)
+    def recording(env, name, context, **kw):
+        stmts = real(env, name, context, **kw)
         for s in stmts:
             seen.setdefault((name, s), None)
         return stmts
