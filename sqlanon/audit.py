@@ -33,6 +33,7 @@ import duckdb
 import pandas as pd
 
 from . import templates
+from .engine import as_engine
 from .errors import SqlanonError
 from .ident import quote, require_m
 from .progress import bar
@@ -95,14 +96,14 @@ def _qi_linking(con: duckdb.DuckDBPyConnection, project: str, m: int, releases: 
     if missing:
         return (f"no table {p.table(missing[0])} (releases not made by sqlanon's publisher, or made before the "
                 "release gate)")
-    qcols = [r[0] for r in con.execute(f"DESCRIBE {p.ref('persons')}").fetchall() if r[0] != "sqlanon__id"]
-    scols = [r[0] for r in con.execute(f"DESCRIBE {p.ref('st')}").fetchall()
-             if r[0] not in ("release", "group_id", "count")]
+    eng = as_engine(con)
+    qcols = [c for c in eng.columns(p.table("persons")) if c != "sqlanon__id"]
+    scols = [c for c in eng.columns(p.table("st")) if c not in ("release", "group_id", "count")]
     ch, cur = quote(table + "_ch"), quote(table + "_cur")
     ctx = {"qi": [quote(c) for c in qcols], "sa": quote(scols[0]),
            "T": {k: p.ref(k) for k in ("qit", "st", "mem", "persons", "held", "gone")}
            | {"ch": ch, "cur": cur, "out": "temp." + quote(table)}}
-    stmts = templates.render(templates.environment(), "_audit/qi_linking.sql.j2", ctx)
+    stmts = templates.render(templates.environment(engine=eng.name), "_audit/qi_linking.sql.j2", ctx)
     con.execute(f"CREATE OR REPLACE TEMP TABLE {ch} (id VARCHAR, chain VARCHAR[][], had VARCHAR[])")
     try:
         for r in bar(releases, desc=f"audit {project}: QI linking"):  # the audit's long part (off if no terminal)
@@ -234,6 +235,7 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
     l-diversity for the comparison attacks). Only temporary objects are created."""
     p = Project(project)
     m = require_m(m)
+    con = as_engine(con).con  # an engine or a connection; the audit's table macros are DuckDB's
     if not p.exists(con, "mem"):
         raise SqlanonError(
             f"project {project!r} has no table {p.table('mem')}; the audit needs the release contract's "
@@ -246,7 +248,7 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
                 f"project {project!r} has neither {p.table('st')} nor {p.table('pub')}; the audit needs the "
                 "published SA per group"
             )
-        cols = [r[0] for r in con.execute(f"DESCRIBE {p.ref('mem')}").fetchall()]
+        cols = list(as_engine(con).columns(p.table("mem")))
         sa = [c for c in cols if c not in ("release", "id", "group_id", "is_counterfeit")]
         if len(sa) != 1:
             raise SqlanonError(f"table {p.table('mem')} must have exactly one SA column, found {sa}")
@@ -301,6 +303,7 @@ def ledger_m(con: duckdb.DuckDBPyConnection, project: str) -> int | None:
     the anatomy models), read from its ledger ``sqlanon_<project>__ledger``;
     None when the project has no ledger (releases made by another tool)."""
     p = Project(project)
+    con = as_engine(con).con
     if not p.exists(con, "ledger"):
         return None
     params = json.loads(con.execute(f"SELECT params FROM {p.ref('ledger')} ORDER BY release LIMIT 1").fetchall()[0][0])

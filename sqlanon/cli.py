@@ -558,13 +558,13 @@ def data_cmd(name, db, table, part, complete, replace) -> None:
     import duckdb
 
     from .datasets import load_adult
+    from .engine import as_engine
     from .errors import SqlanonError
 
     with _no_new_file(db):
         con = _connect(db)
         try:
-            exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?) "
-                                 "AND database_name = current_database()", [table]).fetchall()[0][0]
+            exists = table.lower() in {n.lower() for n in as_engine(con).relations(current_database=True)}
             if exists and not replace:
                 raise SqlanonError(f"table {table!r} already exists in {db!r}: pass --replace to overwrite it, "
                                    "or choose another --table")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .audit import audit
 from .datasets import load_adult
+from .engine import as_engine
 from .errors import SqlanonError
 from .ident import quote
 from .install import connect
@@ -42,21 +43,17 @@ def run(db: str | Path = "sqlanon_demo.duckdb", *, releases: int = 6, m: int = 5
     try:
         p = Project(PROJECT)
         # (schema, name) of every table the demo owns: the project's private ones are in sqlanon_private
-        places = [("main", POOL), ("main", NOW), *((s or "main", n) for s, n in map(p.place, p.tables()))]
+        mine = {f"{s or 'main'}.{n}".lower()
+                for s, n in [(None, POOL), (None, NOW), *map(p.place, p.tables())]}
         own = [quote(POOL), quote(NOW), *p.refs().values()]
-        others = con.execute(
-            "SELECT count(*) FROM (SELECT schema_name AS s, table_name AS n FROM duckdb_tables() WHERE NOT temporary "
-            "UNION ALL SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary) "
-            "WHERE lower(s || '.' || n) NOT IN (SELECT lower(unnest($own)))",
-            {"own": [f"{s}.{n}" for s, n in places]}).fetchall()[0][0]
+        others = sum(f"{s}.{n}".lower() not in mine for s, n in as_engine(con).schema_relations())
         if others and not force:
             raise SqlanonError(f"database file {str(db)!r} holds {others} tables or views that are not the demo's; "
                                f"sqlanon demo replaces only its own ({POOL}, {NOW} and project {PROJECT!r}'s "
                                "sqlanon_adult_* tables): pass --force to run it next to yours, or choose another --db")
-        con.execute("BEGIN TRANSACTION")
-        for t in own:
-            con.execute(f"DROP TABLE IF EXISTS {t}")
-        con.execute("COMMIT")
+        with as_engine(con).transaction() as eng:
+            for t in own:
+                eng.execute(f"DROP TABLE IF EXISTS {t}")
         load_adult(con, POOL, part="both", complete=True)
         echo(f"sqlanon demo: {db} | Adult (adult.data + adult.test, complete rows) | QI {', '.join(QI)} | "
              f"SA {SA} | m = {m} | {releases} releases")

@@ -46,34 +46,29 @@ def check_project(project: str) -> str:
     return project
 
 
-def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
-    """Column name -> DuckDB type of ``table`` (a table or view name, unqualified
-    or ``schema.table``). Raises SqlanonError naming the table if it is missing."""
-    parts = table.split(".") if "." in table and not _exists(con, table) else [table]
-    rel = ".".join(quote(p) for p in parts)
-    try:
-        rows = con.execute(f"DESCRIBE {rel}").fetchall()
-    except duckdb.Error as exc:
-        raise SqlanonError(
-            f"table {table!r} does not exist; create it first or check the name (names are case-sensitive when quoted)"
-        ) from exc
-    return {r[0]: r[1] for r in rows}
+def table_columns(con, table: str) -> dict[str, str]:
+    """Column name -> type of ``table`` (a table or view name, unqualified or
+    ``schema.table``) in ``con`` (a connection or an engine, see
+    :meth:`sqlanon.engine.DuckDBEngine.columns`). Raises SqlanonError naming
+    the table if it is missing."""
+    from .engine import as_engine
+
+    return as_engine(con).columns(table)
 
 
-def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether a table or view has exactly this name (dots included). Read from
-    the catalog, not by a statement that may fail: a failed statement would
-    abort the caller's open transaction (a release validates inside one)."""
-    return bool(con.execute(
-        "SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() UNION ALL "
-        "SELECT view_name FROM duckdb_views()) WHERE lower(n) = lower(?)", [table]).fetchall()[0][0])
+def _exists(con, table: str) -> bool:
+    """Whether a table or view has exactly this name (dots included; temporary
+    ones count), read from the engine's catalog."""
+    from .engine import as_engine
+
+    return as_engine(con).exists(table, temporary=True)
 
 
-def qualified(con: duckdb.DuckDBPyConnection, table: str) -> str:
+def qualified(con, table: str) -> str:
     """Quoted relation name for ``table``, accepting ``schema.table``."""
-    if _exists(con, table):
-        return quote(table)
-    return ".".join(quote(p) for p in table.split("."))
+    from .engine import as_engine
+
+    return as_engine(con).relation(table)
 
 
 def require_table(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from .engine import as_engine
 from .errors import SqlanonError
 from .ident import check_project, quote
 
@@ -114,55 +115,48 @@ class Project:
         return f"sqlanon__{tool}_{self.name}{suffix}"
 
     # -------------------------------------------------------------- catalog
-    def exists(self, con: duckdb.DuckDBPyConnection, key: str) -> bool:
+    def exists(self, con, key: str) -> bool:
         """Whether table ``key`` is there: a table or view of that name, in any
-        case, in its schema (private tables) in the catalog of ``con``
-        (temporary objects do not count). Read from the catalog, not by a
-        statement that may fail (a failed statement aborts the caller's open
-        transaction; a release checks inside one). A project whose private
-        tables are still in the main schema (an older file) is refused with an
-        error that says how to migrate it."""
+        case, in its schema (private tables) in the catalog of ``con`` (a
+        connection or an engine; temporary objects do not count). A project
+        whose private tables are still in the main schema (an older file) is
+        refused with an error that says how to migrate it."""
+        eng = as_engine(con)
+        if self.legacy_tables(eng):
+            raise self.legacy_error()
         schema, name = self.place(key)
-        rows = con.execute(
-            "SELECT lower(n) = lower($name) AND (s = $schema OR $schema IS NULL), lower(n) = ANY($legacy) "
-            "AND s = 'main' FROM (SELECT table_name AS n, lower(schema_name) AS s FROM duckdb_tables() "
-            "WHERE NOT temporary UNION ALL SELECT view_name, lower(schema_name) FROM duckdb_views() "
-            "WHERE NOT temporary) "
-            "WHERE lower(n) = lower($name) OR lower(n) = ANY($legacy)",
-            {"name": name, "schema": schema, "legacy": [self.legacy_name(k).lower() for k in PRIVATE]}).fetchall()
-        if any(old for _, old in rows):
-            raise self._legacy_error()
-        return any(hit for hit, _ in rows)
+        return eng.exists(name, schema=schema)
 
-    def _legacy_error(self) -> SqlanonError:
+    def legacy_error(self) -> SqlanonError:
         return SqlanonError(
             f"project {self.name!r} keeps its private tables (membership, ledger, ...) in the main schema next to "
             f"the published ones, as files written by an older sqlanon do; move them once into schema "
             f"{PRIVATE_SCHEMA} with `sqlanon migrate {self.name} --db FILE` (Python: "
             f"sqlanon.project.migrate(con, {self.name!r})), then run this again; nothing was changed")
 
-    def legacy_tables(self, con: duckdb.DuckDBPyConnection) -> list[str]:
+    def legacy_tables(self, con) -> list[str]:
         """Names of this project's private tables still in the main schema (an older file)."""
-        return [r[0] for r in con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE NOT temporary AND database_name = current_database() "
-            "AND schema_name = 'main' AND lower(table_name) = ANY(?) ORDER BY 1",
-            [[self.legacy_name(k).lower() for k in PRIVATE]]).fetchall()]
+        return as_engine(con).find_tables([self.legacy_name(k) for k in PRIVATE], schema="main")
 
-    def locate(self, con: duckdb.DuckDBPyConnection, key: str,
-               where: tuple[str, str, str] | None = None) -> tuple[str, str, str] | None:
+    def placeholders(self) -> dict[str, str]:
+        """The parts of this project's table names that carry its name -> the
+        same with a placeholder (NUL) for the name: rendered templates that
+        differ only in them are one (:func:`sqlanon.templates.render`'s ``vary``).
+
+        >>> Project("ward").placeholders()  # doctest: +NORMALIZE_WHITESPACE
+        {'sqlanon_ward_': 'sqlanon_\\x00_', 'sqlanon__ward_': 'sqlanon__\\x00_',
+         '"sqlanon_private"."ward_': '"sqlanon_private"."\\x00_'}
+        """
+        return {f"sqlanon_{self.name}_": "sqlanon_\x00_", f"sqlanon__{self.name}_": "sqlanon__\x00_",
+                f'"{PRIVATE_SCHEMA}"."{self.name}_': f'"{PRIVATE_SCHEMA}"."\x00_'}
+
+    def locate(self, con, key: str, where: tuple[str, str, str] | None = None) -> tuple[str, str, str] | None:
         """(database, schema, name) of table ``key`` as the catalog of ``con``
         spells it, or None; with ``where`` (an earlier answer) only that exact
         place counts (a release asks a fresh cursor whether a table it saw is
         committed)."""
         schema, name = self.place(key)
-        sql = ("SELECT database_name, schema_name, table_name FROM duckdb_tables() "
-               "WHERE lower(table_name) = lower(?) AND NOT temporary AND (lower(schema_name) = lower(?) OR ? IS NULL)")
-        args = [name, schema, schema]
-        if where is not None:
-            sql += " AND database_name = ? AND schema_name = ? AND table_name = ?"
-            args += list(where)
-        rows = con.execute(sql, args).fetchall()
-        return tuple(rows[0]) if rows else None
+        return as_engine(con).locate(name, where, schema=schema)
 
 
 def migrate(con: duckdb.DuckDBPyConnection, project: str) -> list[str]:

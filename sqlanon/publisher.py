@@ -28,8 +28,9 @@ from dataclasses import asdict, dataclass, fields
 import duckdb
 
 from . import __version__, templates
+from .engine import as_engine
 from .errors import SqlanonError
-from .ident import quote, table_columns
+from .ident import quote
 from .models import MODELS, OUTPUTS
 from .project import PRIVATE_SCHEMA, Project
 
@@ -151,7 +152,8 @@ class Publisher:
     def __init__(self, con: duckdb.DuckDBPyConnection, project: str, *, source: str, id: str, qi, sa: str,
                  model: str = "m-invariance", output: str = "anatomy", seed: int = 0, templates_dir=None,
                  **params) -> None:
-        self.con = con
+        self.engine = as_engine(con)  # a duckdb connection is wrapped (sqlanon.engine)
+        self.con = getattr(self.engine, "con", con)
         self.proj = Project(project)
         self.project = project
         self.source, self.id, self.sa = source, id, sa
@@ -186,7 +188,7 @@ class Publisher:
         bad = [c for c in names if c.lower().startswith("sqlanon__")]
         if bad:
             raise SqlanonError(f"column {bad[0]!r}: names starting with 'sqlanon__' are reserved; rename the column")
-        self.env = templates.environment(templates_dir)
+        self.env = templates.environment(templates_dir, self.engine.name)
         self.pipeline = self.spec.pipeline
         self.tables = self.proj.tables()  # key -> table name (sqlanon.project)
 
@@ -198,17 +200,23 @@ class Publisher:
         if not proj.exists(con, "ledger"):
             raise SqlanonError(f"project {project!r} has no releases in this database; give source, id, qi, sa "
                                "and m for its first release")
-        stored = json.loads(con.execute(f"SELECT params FROM {proj.ref('ledger')} ORDER BY release LIMIT 1"
-                                        ).fetchall()[0][0])
+        stored = json.loads(as_engine(con).fetch(f"SELECT params FROM {proj.ref('ledger')} ORDER BY release LIMIT 1"
+                                                 )[0][0])
         stored.update({k: v for k, v in overrides.items() if v is not None})
         return cls(con, project, templates_dir=templates_dir, **stored)
 
     # ----------------------------------------------------------------- helpers
     def _q(self, sql: str, params=None) -> list[tuple]:
-        return self.con.execute(sql, params or []).fetchall()
+        return self.engine.fetch(sql, params)
+
+    # during a release's validation: the catalog's (schema, table) names, lower case
+    _catalog: set[tuple[str, str]] | None = None
 
     def _exists(self, key: str) -> bool:
-        return self.proj.exists(self.con, key)
+        if self._catalog is not None:
+            schema, name = self.proj.place(key)
+            return any(n == name.lower() and (schema is None or s == schema.lower()) for s, n in self._catalog)
+        return self.proj.exists(self.engine, key)
 
     def params(self) -> dict:
         """The project's parameters as the ledger stores them (the privacy
@@ -221,8 +229,8 @@ class Publisher:
     def ledger(self):
         """The project's release ledger as a DataFrame (empty before the first release)."""
         if not self._exists("ledger"):
-            return self.con.execute("SELECT NULL::INTEGER AS release WHERE false").df()
-        return self.con.execute(f"SELECT * FROM {self.proj.ref('ledger')} ORDER BY release").df()
+            return self.engine.df("SELECT NULL::INTEGER AS release WHERE false")
+        return self.engine.df(f"SELECT * FROM {self.proj.ref('ledger')} ORDER BY release")
 
     def last_release(self) -> int:
         if not self._exists("ledger"):
@@ -231,7 +239,7 @@ class Publisher:
 
     # -------------------------------------------------------------- validation
     def _validate(self) -> dict[str, str]:
-        cols = table_columns(self.con, self.source)
+        cols = self.engine.columns(self.source)
         for role, names in (("id column", [self.id]), ("SA column", [self.sa]), ("QI column", self.qi)):
             for c in names:
                 if c not in cols:
@@ -336,11 +344,11 @@ class Publisher:
     def _check_unchanged(self, r: int) -> None:
         """Right before COMMIT: the committed ledger (read by a fresh cursor,
         outside this transaction's snapshot) still ends before release ``r``."""
-        where = self.proj.locate(self.con, "ledger")
-        cur = self.con.cursor()
+        where = self.proj.locate(self.engine, "ledger")
+        cur = self.engine.cursor()
         try:
-            last = cur.execute(f"SELECT coalesce(max(release), 0) FROM {'.'.join(quote(x) for x in where)}"
-                               ).fetchall()[0][0] if self.proj.locate(cur, "ledger", where) else 0
+            last = cur.fetch(f"SELECT coalesce(max(release), 0) FROM {'.'.join(quote(x) for x in where)}"
+                             )[0][0] if self.proj.locate(cur, "ledger", where) else 0
         finally:
             cur.close()
         if last >= r:
@@ -433,15 +441,15 @@ class Publisher:
         """One statement of template ``name``, its rows; a database error becomes
         our error without the data values it may quote."""
         try:
-            return self.con.execute(stmt, templates.params_for(stmt, params)).fetchall()
-        except duckdb.Error as exc:
+            return self.engine.fetch(stmt, templates.params_for(stmt, params))
+        except self.engine.Error as exc:
             raise SqlanonError(f"release {params['release']} of project {self.project!r} failed in template {name}: "
                                f"{_masked(exc)}; nothing was written") from exc
 
     def _run(self, name: str, ctx: dict, params: dict) -> tuple | None:
         """Run template ``name``; the first row of its last statement."""
         rows: list[tuple] = []
-        for stmt in templates.render(self.env, name, ctx):
+        for stmt in templates.render(self.env, name, ctx, vary=self.proj.placeholders()):
             rows = self._execute(name, stmt, params)
         return rows[0] if rows else None
 
@@ -504,7 +512,7 @@ class Publisher:
         prof = _Profile()
         # step 8 reads positions from a table stored in ORDER BY order (DuckDB's
         # default); a session that turned this off gets it back after the release
-        keep_order = self._q("SELECT current_setting('preserve_insertion_order')")[0][0]
+        keep_order = self.engine.setting("preserve_insertion_order")
         if not keep_order:
             self.con.execute("SET preserve_insertion_order = true")
         try:
@@ -515,18 +523,24 @@ class Publisher:
 
     def _release(self, t0: float, prof: "_Profile") -> ReleaseResult:
         try:
-            self.con.execute("BEGIN TRANSACTION")
-        except duckdb.Error as exc:
+            self.engine.begin()
+        except self.engine.Error as exc:
             raise SqlanonError(f"cannot start release of project {self.project!r}: this connection already has an "
                                "open transaction (another release running on it, or an uncommitted BEGIN); commit "
                                "or roll it back, and give each thread its own cursor (con.cursor())") from exc
         try:
             self._lock()
+            # one catalog read for the existence checks of the validation (nothing
+            # is created until _create_tables)
+            if self.proj.legacy_tables(self.engine):
+                raise self.proj.legacy_error()
+            self._catalog = {(s.lower(), n.lower()) for s, n in self.engine.schema_relations()}
             cols = self._validate()
             ctx = self._context(cols)
             r = self.last_release() + 1
             ctx["first_release"] = r == 1
             prof.mark("validate, source fingerprint")
+            self._catalog = None
             self._create_tables(cols)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid}
@@ -538,7 +552,7 @@ class Publisher:
                 if hook is not None:
                     hook(self, ctx, cols, params)
                     prof.mark(f"{self.model} hook before {step}")
-                for i, stmt in enumerate(templates.render(self.env, name, ctx), 1):
+                for i, stmt in enumerate(templates.render(self.env, name, ctx, vary=self.proj.placeholders()), 1):
                     rows = self._execute(name, stmt, params)
                     if step == self.spec.stats_step:
                         stats = dict(zip([d[0] for d in self.con.description], rows[0]))
@@ -557,17 +571,16 @@ class Publisher:
                 f"VALUES (?, now()::TIMESTAMP, ?, ?, {self._fingerprint()}, {', '.join('?' for _ in keys)}, ?, ?, ?)",
                 [r, json.dumps(self.params()), json.dumps(cols), self._digest, self._rows, *[d[k] for k in keys],
                  __version__, json.dumps(sha), json.dumps(overridden)])
-            for k in self.spec.temp_views + _TEMP_VIEWS:
-                self.con.execute(f"DROP VIEW IF EXISTS {ctx['T'][k]}")
-            for k in self.spec.temps + _TEMPS:
-                self.con.execute(f"DROP TABLE IF EXISTS {ctx['T'][k]}")
+            self.engine.drop_temporary([self.proj.temp(k) for k in self.spec.temp_views + _TEMP_VIEWS
+                                        + self.spec.temps + _TEMPS])
             self._check_unchanged(r)
-            self.con.execute("COMMIT")
+            self.engine.commit()
             prof.mark("ledger, drop temps, COMMIT")
         except BaseException as exc:
+            self._catalog = None
             try:
-                self.con.execute("ROLLBACK")
-            except duckdb.Error:  # a COMMIT that failed has rolled back already
+                self.engine.rollback()
+            except self.engine.Error:  # a COMMIT that failed has rolled back already
                 pass
             if isinstance(exc, duckdb.TransactionException) and "onflict" in str(exc):
                 raise self._busy() from exc
@@ -585,5 +598,5 @@ def status(con: duckdb.DuckDBPyConnection, project: str):
     if not proj.exists(con, "ledger"):
         raise SqlanonError(f"project {project!r} has no releases in this database (no table {proj.table('ledger')!r})")
     hide = ["params", "source_schema", "template_sha256", "template_overrides"]  # JSON: read the ledger for them
-    return con.execute(f"SELECT COLUMNS(lambda c: NOT list_contains($hide, c)) FROM {proj.ref('ledger')} "
-                       "ORDER BY release", {"hide": hide}).df()
+    return as_engine(con).df(f"SELECT COLUMNS(lambda c: NOT list_contains($hide, c)) FROM {proj.ref('ledger')} "
+                             "ORDER BY release", {"hide": hide})

@@ -7,6 +7,16 @@ parameters are found, by sqlglot's tokenizer in DuckDB's dialect: a ``;`` or
 ``$name`` inside a string literal or a comment is neither.
 A project may point at a folder of its own templates: a file there with the same
 relative path (e.g. ``m_invariance/08_assign.sql.j2``) overrides ours.
+
+Engine-specific SQL (bit masks, arg_min over a tuple, rowid positions) is not
+written in the templates but called as ``lib.<macro>(...)``: ``lib`` is the
+engine's macro file ``sql/_lib/<engine>.sql.j2`` (dbt-style dispatch; the
+engine names it, :attr:`sqlanon.engine.Engine.macro_file`), so a second engine
+adds one macro file, not a copy of each template.
+
+>>> env = environment()
+>>> env.from_string("SELECT {{ lib.mask_or(lib.mask_bit('pos')) }}").render()
+'SELECT bit_or((1::UHUGEINT << (pos)::UHUGEINT))'
 """
 
 from __future__ import annotations
@@ -35,11 +45,12 @@ _DUCKDB = Dialect.get_or_raise("duckdb")
 _ENVIRONMENTS: dict[tuple, jinja2.Environment] = {}
 
 
-def environment(overrides: str | Path | None = None) -> jinja2.Environment:
+def environment(overrides: str | Path | None = None, engine: str = "duckdb") -> jinja2.Environment:
     """A Jinja2 environment with StrictUndefined over ``overrides`` (first) and
-    the package's ``sql/`` folder (shared by calls with the same folder state)."""
+    the package's ``sql/`` folder (shared by calls with the same folder state),
+    whose templates see the macros of ``sql/_lib/<engine>.sql.j2`` as ``lib``."""
     paths = []
-    key: tuple = (str(sql_dir()),)
+    key: tuple = (str(sql_dir()), engine)
     if overrides is not None:
         folder = Path(overrides)
         if not folder.is_dir():
@@ -58,6 +69,12 @@ def environment(overrides: str | Path | None = None) -> jinja2.Environment:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        try:
+            env.globals["lib"] = env.get_template(f"_lib/{engine}.sql.j2").module
+        except jinja2.TemplateNotFound as exc:
+            del _ENVIRONMENTS[key]
+            raise SqlanonError(f"no SQL macro file for engine {engine!r}: add sql/_lib/{engine}.sql.j2 (the macros "
+                               "of sql/_lib/duckdb.sql.j2 for that engine)") from exc
     return env
 
 
@@ -85,14 +102,57 @@ def hashes(env: jinja2.Environment, names) -> tuple[dict[str, str], list[str]]:
     return sha, overridden
 
 
-def render(env: jinja2.Environment, name: str, context: dict) -> list[str]:
+# (environment, template, context with the ``vary`` strings replaced) -> the
+# template object rendered and its statements with their parameters, in that
+# normalized form (bounded like an LRU cache)
+_RENDERED: dict[tuple, tuple[jinja2.Template, tuple[tuple[str, frozenset[str]], ...]]] = {}
+
+
+def render(env: jinja2.Environment, name: str, context: dict, *, vary: dict[str, str] | None = None) -> list[str]:
     """Render template ``name`` with an explicit context; returns its statements
-    (see :func:`statements`)."""
-    text = env.get_template(name).render(**context)
+    (see :func:`statements`).
+
+    ``vary`` (e.g. :meth:`sqlanon.project.Project.placeholders`): strings of
+    the context -> placeholders (holding a NUL, which no template holds). The
+    rendering is cached under the context with those strings replaced, so a
+    release of another project with otherwise the same context reuses it
+    (Jinja rendering and tokenizing cost about 25 ms per release) with the
+    strings put back; a template renders such strings as they are, never
+    computes on them."""
+    tpl = env.get_template(name)  # Jinja reloads an edited file: a new Template object
+    key = None
+    if vary:
+        norm = repr(context)
+        for real, ph in vary.items():
+            norm = norm.replace(real, ph)
+        key = (id(env), name, norm)
+        hit = _RENDERED.get(key)
+        if hit is not None and hit[0] is tpl:
+            if len(_PARAMETERS) > _MAX_CACHED:
+                _PARAMETERS.clear()
+            out = []
+            for stmt, names in hit[1]:
+                for real, ph in vary.items():
+                    stmt = stmt.replace(ph, real)
+                _PARAMETERS[stmt] = names
+                out.append(stmt)
+            return out
+    text = tpl.render(**context)
     try:
-        return list(statements(text))
+        stmts = list(statements(text))
     except TokenError as exc:
         raise SqlanonError(f"template {name} does not render to SQL that DuckDB's tokenizer reads: {exc}") from exc
+    if key is not None:
+        normalized = []
+        for stmt in stmts:
+            names = parameters(stmt)
+            for real, ph in vary.items():
+                stmt = stmt.replace(real, ph)
+            normalized.append((stmt, names))
+        if len(_RENDERED) > _MAX_CACHED:
+            _RENDERED.clear()
+        _RENDERED[key] = (tpl, tuple(normalized))
+    return stmts
 
 
 # statement -> its parameters, filled when a template's text is split (one

@@ -1,0 +1,168 @@
+"""The per-release fixed cost (issue 14 acceptance): a static-Anatomy release
+(Publisher model "anatomy") of Adult (adult.data, 30,162 complete rows, l = 5,
+QI age, workclass, education, marital-status, race, sex, native-country, SA
+occupation) in-process, against a public pure-Python Anatomy on the same rows
+in the same run: myd1/Anatomize (Qiyuan Gong, MIT; Xiao & Tao's bucketize,
+group and residue-assign steps on Python lists), exported to a folder outside
+this repository and passed as --peer. The peer is Python 2 code: its print
+statements are dropped when it is loaded, and its heap entries get Python 2's
+comparison of equal-length buckets (by identity) so that ties do not raise.
+
+--repeat pairs, back to back: our release (the first release of a fresh
+project in the same database), then the peer on the same list of rows; best
+and median per side, and the median of the pairs' ratios (the machine is
+shared: a pair sees one load). Also the release's per-step profile (logger sqlanon.profile)
+of the median run, so the fixed part (validation, catalog look-ups, table
+creation, ledger, COMMIT) shows next to the data-dependent steps.
+
+    git --git-dir <mirror of myd1/Anatomize> archive HEAD | tar -x -C /tmp/anatomize_peer
+    .venv/bin/python benchmarks/fixed_cost.py --peer /tmp/anatomize_peer
+
+Writes benchmarks/results/fixed_cost.json and fixed_cost.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import platform
+import random
+import re
+import statistics
+import time
+import types
+from pathlib import Path
+
+import duckdb
+
+import sqlanon
+from sqlanon.datasets import load_adult
+
+OUT = Path(__file__).parent / "results"
+QI = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
+SA = "occupation"
+L = 5
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def load_peer(folder: Path) -> types.ModuleType:
+    """anatomize.py of myd1/Anatomize as a Python 3 module (see the docstring)."""
+    src = (folder / "anatomize.py").read_text()
+    src = "\n".join(re.sub(r"^(\s*)print\b.*$", r"\1pass", line) for line in src.splitlines())
+    mod = types.ModuleType("anatomize_peer")
+    exec(compile(src, str(folder / "anatomize.py"), "exec"), mod.__dict__)
+    mod.SABucket.__lt__ = lambda a, b: id(a) < id(b)  # Python 2 compared such objects by address
+    return mod
+
+
+def run(con, repeat: int, peer_dir: Path | None) -> dict:
+    """``repeat`` pairs (after one warm-up pair): our release, then the peer on
+    the same rows, so that both sides of a pair see the same machine load."""
+    log = logging.getLogger("sqlanon.profile")
+    handler = _Collect()
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+    mod = load_peer(peer_dir) if peer_dir else None
+    rows = [list(r) for r in con.execute(f"SELECT {', '.join(QI)}, {SA} FROM adult ORDER BY id").fetchall()]
+    ours, theirs = [], []
+    try:
+        for i in range(repeat + 1):  # pair 0 warms the process (imports, template compilation)
+            t, c = time.perf_counter(), time.process_time()
+            r = sqlanon.Publisher(con, f"fc{i}", source="adult", id="id", qi=QI, sa=SA, model="anatomy",
+                                  l=L).release()
+            ours.append((time.perf_counter() - t, r, handler.messages[-1], time.process_time() - c))
+            if mod is not None:
+                random.seed(i)
+                data = [list(x) for x in rows]  # the peer pops from its buckets: a fresh copy (not timed)
+                t, c = time.perf_counter(), time.process_time()
+                groups = mod.anatomize(data, L)
+                theirs.append((time.perf_counter() - t, len(groups), sum(len(g) for g in groups),
+                               time.process_time() - c))
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(logging.NOTSET)
+        log.propagate = True
+    warm = ours[1:]
+    times = [x[0] for x in warm]
+    median_run = sorted(warm, key=lambda x: x[0])[len(warm) // 2]
+    r = median_run[1]
+    res = {"ours": {"first_in_process": ours[0][0], "best": min(times), "median": statistics.median(times),
+                    "times": times, "cpu_median": statistics.median(x[3] for x in warm), "groups": r.groups, "published": r.published, "suppressed": r.suppressed,
+                    "profile": median_run[2]}}
+    if mod is not None:
+        pt = [x[0] for x in theirs[1:]]
+        res["peer"] = {"best": min(pt), "median": statistics.median(pt), "times": pt,
+                       "cpu_median": statistics.median(x[3] for x in theirs[1:]), "groups": theirs[-1][1],
+                       "rows": theirs[-1][2]}
+        res["ratio_best"] = min(times) / min(pt)
+        res["ratio_median"] = statistics.median(times) / statistics.median(pt)
+        res["ratio_pairs_median"] = statistics.median(a / b for a, b in zip(times, pt))
+    return res
+
+
+def write_md(res: dict) -> str:
+    o, p = res["ours"], res.get("peer")
+    lines = [
+        "# Per-release fixed cost: static Anatomy of Adult vs a pure-Python Anatomy",
+        "",
+        f"Generated by `benchmarks/fixed_cost.py` ({res['machine']}, DuckDB {res['duckdb']}, {res['date']}; "
+        f"load average at start {res['load']}). Adult (adult.data, {res['rows']:,} complete rows), l = {L}, "
+        f"QI {', '.join(QI)}, SA {SA}; {res['repeat']} runs per side after one warm-up, in one process.",
+        "",
+        "| | best s | median s | groups | rows |",
+        "|---|---:|---:|---:|---:|",
+        f"| sqlanon `Publisher(model=\"anatomy\", l={L}).release()` (first release, one transaction) | "
+        f"{o['best']:.3f} | {o['median']:.3f} | {o['groups']:,} | {o['published']:,} |",
+    ]
+    if p:
+        lines.append(f"| {res['peer_source']} `anatomize(rows, {L})` (lists in memory, no I/O) | {p['best']:.3f} | "
+                     f"{p['median']:.3f} | {p['groups']:,} | {p['rows']:,} |")
+        lines += ["", f"Ratio sqlanon / peer: {res['ratio_best']:.2f} (best / best), "
+                      f"{res['ratio_median']:.2f} (median / median), {res['ratio_pairs_median']:.2f} (median of "
+                      "the ratios of the pairs, each pair run back to back).",
+                  "", f"CPU time (process, all threads; less sensitive to the load of the shared machine): sqlanon "
+                      f"{o['cpu_median']:.3f} s (DuckDB runs {res['threads']} threads), peer {p['cpu_median']:.3f} s "
+                      "(one thread), medians."]
+    if res.get("note"):
+        lines += ["", res["note"]]
+    lines += ["", f"First release in a fresh process (template compilation included): {o['first_in_process']:.3f} s.",
+              "", "Profile of the median sqlanon run (logger `sqlanon.profile`):", "", "```", o["profile"], "```"]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--peer", type=Path, help="folder of an exported myd1/Anatomize (outside this repository)")
+    ap.add_argument("--repeat", type=int, default=9)
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--note", default="", help="a paragraph for the report (e.g. the same run on an earlier commit)")
+    args = ap.parse_args()
+    con = sqlanon.connect()
+    load_adult(con, "adult", part="data", complete=True)
+    rows = con.execute("SELECT count(*) FROM adult").fetchall()[0][0]
+    res = {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "duckdb": duckdb.__version__,
+           "date": time.strftime("%Y-%m-%d"), "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+           "rows": rows, "repeat": args.repeat, "note": args.note,
+           "threads": con.execute("SELECT current_setting('threads')").fetchall()[0][0]}
+    if args.peer:
+        res["peer_source"] = "myd1/Anatomize @ 2a19c918 (GitHub, MIT)"
+    res |= run(con, args.repeat, args.peer)
+    args.out.mkdir(exist_ok=True)
+    (args.out / "fixed_cost.json").write_text(json.dumps(res, indent=1) + "\n")
+    (args.out / "fixed_cost.md").write_text(write_md(res))
+    print(write_md(res))
+
+
+if __name__ == "__main__":
+    main()

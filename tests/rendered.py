@@ -1,0 +1,66 @@
+"""Every template as the library renders it: real releases of every model and
+output (first and later releases, both ways of step 8), the audit and the
+static anonymizer, over a small table whose QI give every branch (a numeric
+QI, a categorical one with a value mask, one with too many values for a mask).
+Each call of ``sqlanon.templates.render`` is recorded; the statements come
+back as (template name, statement) pairs, without repeats."""
+
+from __future__ import annotations
+
+import sqlanon
+from sqlanon import publisher, templates
+
+CONFIGS = [  # name, Publisher keywords, step 8's ROWID_SORT_MIN_ROWS (None: default)
+    ("minv_anat", dict(model="m-invariance", m=3, output="anatomy"), None),
+    ("minv_gen", dict(model="m-invariance", m=3, output="generalized"), None),
+    ("minv_rowid", dict(model="m-invariance", m=3, output="generalized"), 0),
+    ("minv_random", dict(model="m-invariance", m=3, eligibility="random"), None),
+    ("dyn", dict(model="dynamic-anatomy", l=3), None),
+    ("static", dict(model="anatomy", l=3), None),
+]
+QI = ["age", "city", "code"]
+
+_SOURCE = """
+CREATE OR REPLACE TABLE src AS
+SELECT range AS id, 20 + range % 37 AS age, 'c' || (range % 9) AS city, 'k' || (range % 211) AS code,
+       'd' || ((range * 7 + $r * (range % 5 = 0)::INTEGER) % 6) AS disease
+FROM range(($r - 1) * 40, 400 + ($r - 1) * 40)
+"""
+
+
+def collect() -> list[tuple[str, str]]:
+    seen: dict[tuple[str, str], None] = {}
+    real = templates.render
+
+    def recording(env, name, context, **kw):
+        stmts = real(env, name, context, **kw)
+        for s in stmts:
+            seen.setdefault((name, s), None)
+        return stmts
+
+    default_min_rows = publisher.ROWID_SORT_MIN_ROWS
+    templates.render = recording
+    try:
+        for name, kw, min_rows in CONFIGS:
+            publisher.ROWID_SORT_MIN_ROWS = default_min_rows if min_rows is None else min_rows
+            con = sqlanon.connect()
+            try:
+                for r in (1, 2, 3):
+                    con.execute(_SOURCE, {"r": r})
+                    sqlanon.Publisher(con, "p", source="src", id="id", qi=QI, sa="disease", seed=5, **kw).release()
+                sqlanon.audit(con, "p", 3).close()
+            finally:
+                con.close()
+        publisher.ROWID_SORT_MIN_ROWS = default_min_rows
+        con = sqlanon.connect()
+        try:
+            con.execute(_SOURCE, {"r": 1})
+            sqlanon.anonymize(con, "src", qi=["age", "city"], sa="disease", k=5, l=2, output="o1")
+            sqlanon.anonymize(con, "src", qi=["age", "city"], sa="disease", k=5, t=0.6, output="o2")
+            sqlanon.anonymize(con, "src", qi=["age", "city"], k=5, strict=False, output="o3")
+        finally:
+            con.close()
+    finally:
+        templates.render = real
+        publisher.ROWID_SORT_MIN_ROWS = default_min_rows
+    return list(seen)
