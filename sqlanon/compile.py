@@ -35,6 +35,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
 
 from . import __version__
+from .engine import DuckDBEngine
 from .errors import SqlanonError
 from .ident import quote
 from .project import Project
@@ -163,18 +164,18 @@ def compile_release(con: duckdb.DuckDBPyConnection, project: str, **publisher_ar
     rows, digest = con.execute(f"SELECT count({quote(pub.id)}), coalesce(bit_xor(hash({qi})), 0) FROM "
                                f"{pub._src()}").fetchall()[0]
     recorder = _Recorder(con, p)
-    pub.con = recorder
+    engine = pub.engine
+    pub.con, pub.engine = recorder, DuckDBEngine(recorder)  # the release's statements go through the recorder
     try:
         result = pub.release()
     finally:
-        pub.con = con
+        pub.con, pub.engine = con, engine
     if not recorder.committed:  # pragma: no cover - release() returns only after COMMIT
         raise SqlanonError("sqlanon compile: the release did not reach its COMMIT; nothing to write")
     ledger = p.ref("ledger")
     if r == 1:
         schema, name = p.place("ledger")
-        last = (f"SELECT CASE WHEN (SELECT count(*) FROM duckdb_tables() WHERE schema_name = '{schema}' AND "
-                f"lower(table_name) = lower('{name}')) > 0 THEN error('sqlanon: project {project} has releases "
+        last = (f"SELECT CASE WHEN {DuckDBEngine.exists_sql(name, schema=schema)} THEN error('sqlanon: project {project} has releases "
                 "since this script was compiled (it makes release 1); compile it again') END;")
     else:
         last = (f"SELECT CASE WHEN (SELECT max(release) FROM {ledger}) IS DISTINCT FROM {r - 1} THEN "

@@ -172,6 +172,14 @@ class DuckDBEngine(Engine):
         rows = self.fetch(sql, args)
         return tuple(rows[0]) if rows else None
 
+    @staticmethod
+    def exists_sql(name: str, *, schema: str) -> str:
+        """A SQL expression, for a script this engine runs later (``sqlanon
+        compile``), that is true when table ``name`` exists in ``schema``
+        (names as literals: project names hold no quote)."""
+        return (f"(SELECT count(*) FROM duckdb_tables() WHERE schema_name = '{schema}' AND "
+                f"lower(table_name) = lower('{name}')) > 0")
+
     def find_tables(self, names: Sequence[str], *, schema: str) -> list[str]:
         """The non-temporary tables of the current database in ``schema`` whose
         names are among ``names`` (any case), as the catalog spells them."""

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import duckdb
 
+from .engine import as_engine
 from .errors import SqlanonError
 from .ident import quote
 from .project import PUBLIC, Project
@@ -33,11 +34,11 @@ FORMATS = {"parquet": "(FORMAT parquet)", "csv": "(FORMAT csv, HEADER)"}
 _RESERVED = {"release", "group_id", "count"}
 
 
-def _order(con: duckdb.DuckDBPyConnection, ref: str, key: str) -> str:
+def _order(con: duckdb.DuckDBPyConnection, table: str, key: str) -> str:
     """ORDER BY of table ``key``: release, group, then (qit) an unkeyed hash of
     the QI values and the values, (st, _published) the SA value, then every
     other column (ties are then identical rows)."""
-    cols = [r[0] for r in con.execute(f"DESCRIBE {ref}").fetchall()]
+    cols = list(as_engine(con).columns(table))
     rest = [c for c in cols if c not in _RESERVED]
     if key == "qit":
         keys = ["release", "group_id", f"hash({', '.join(quote(c) for c in rest)})", *map(quote, rest)]
@@ -91,7 +92,7 @@ def _write(con, p: Project, keys: list[str], folder: Path, format: str) -> list[
         ref = p.ref(key)
         target = folder / f"{name}.{format}"
         part = folder / f".{name}.{format}.part"
-        query = f"SELECT * FROM {ref} ORDER BY {_order(con, ref, key)}"
+        query = f"SELECT * FROM {ref} ORDER BY {_order(con, name, key)}"
         try:
             con.execute(f"COPY ({query}) TO '{_literal(part)}' {FORMATS[format]}")
             part.replace(target)

@@ -165,5 +165,5 @@ def test_release_model_parameters_from_the_registry(tmp_path):
     r = run(main, base + ["--param", "eligibility=random"])
     assert r.exit_code == 0, r.output
     con = duckdb.connect(str(db))
-    assert json.loads(con.execute("SELECT params FROM sqlanon_p__ledger").fetchall()[0][0])["eligibility"] == "random"
+    assert json.loads(con.execute("SELECT params FROM sqlanon_private.p__ledger").fetchall()[0][0])["eligibility"] == "random"
     con.close()
