@@ -8,7 +8,8 @@ back as (template name, statement) pairs, without repeats."""
 from __future__ import annotations
 
 import sqlanon
-from sqlanon import publisher, templates
+from sqlanon import templates
+from sqlanon.models import m_invariance
 
 CONFIGS = [  # name, Publisher keywords, step 8's ROWID_SORT_MIN_ROWS (None: default)
     ("minv_anat", dict(model="m-invariance", m=3, output="anatomy"), None),
@@ -17,6 +18,7 @@ CONFIGS = [  # name, Publisher keywords, step 8's ROWID_SORT_MIN_ROWS (None: def
     ("minv_random", dict(model="m-invariance", m=3, eligibility="random"), None),
     ("dyn", dict(model="dynamic-anatomy", l=3), None),
     ("static", dict(model="anatomy", l=3), None),
+    ("unprotected", dict(model="unprotected", m=3), None),
 ]
 QI = ["age", "city", "code"]
 
@@ -38,11 +40,11 @@ def collect() -> list[tuple[str, str]]:
             seen.setdefault((name, s), None)
         return stmts
 
-    default_min_rows = publisher.ROWID_SORT_MIN_ROWS
+    default_min_rows = m_invariance.ROWID_SORT_MIN_ROWS
     templates.render = recording
     try:
         for name, kw, min_rows in CONFIGS:
-            publisher.ROWID_SORT_MIN_ROWS = default_min_rows if min_rows is None else min_rows
+            m_invariance.ROWID_SORT_MIN_ROWS = default_min_rows if min_rows is None else min_rows
             con = sqlanon.connect()
             try:
                 for r in (1, 2, 3):
@@ -51,7 +53,7 @@ def collect() -> list[tuple[str, str]]:
                 sqlanon.audit(con, "p", 3).close()
             finally:
                 con.close()
-        publisher.ROWID_SORT_MIN_ROWS = default_min_rows
+        m_invariance.ROWID_SORT_MIN_ROWS = default_min_rows
         con = sqlanon.connect()
         try:
             con.execute(_SOURCE, {"r": 1})
@@ -62,5 +64,5 @@ def collect() -> list[tuple[str, str]]:
             con.close()
     finally:
         templates.render = real
-        publisher.ROWID_SORT_MIN_ROWS = default_min_rows
+        m_invariance.ROWID_SORT_MIN_ROWS = default_min_rows
     return list(seen)
