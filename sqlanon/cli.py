@@ -48,6 +48,24 @@ def _no_new_file(db: str):
         raise
 
 
+@contextlib.contextmanager
+def _release_errors(con, project: str):
+    """Map a release's errors to exit code 2 (our message, or the database
+    error's kind without its text) and close ``con`` afterwards."""
+    import duckdb
+
+    from .errors import SqlanonError
+
+    try:
+        yield
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    except duckdb.Error as exc:  # not expected: the library maps what it knows
+        raise _bad(f"release of project {project!r} failed ({type(exc).__name__}); nothing was written") from exc
+    finally:
+        con.close()
+
+
 def _open_error(db: str, exc: Exception) -> click.ClickException:
     """What went wrong opening or attaching database file ``db``, without a traceback."""
     text = str(exc)
@@ -218,14 +236,12 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
                 as_json) -> None:
     """Make the next release of PROJECT from its source table in DB (m-invariant
     by default; --model anatomy / dynamic-anatomy with --l for seed 004's models)."""
-    import duckdb
-
     from .errors import SqlanonError
     from .project import Project
     from .publisher import Publisher
 
     con = _connect(db)
-    try:
+    with _release_errors(con, project):
         _note_storage(con, db)
         qi_list = [c.strip() for c in qi.split(",")] if qi else None
         spec = MODELS[model or "m-invariance"]
@@ -249,12 +265,6 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
             _echo_json({"project": project, **dataclasses.asdict(result)})
         else:
             click.echo(result.line())
-    except SqlanonError as exc:
-        raise _bad(str(exc)) from exc
-    except duckdb.Error as exc:  # not expected: the library maps what it knows
-        raise _bad(f"release of project {project!r} failed ({type(exc).__name__}); nothing was written") from exc
-    finally:
-        con.close()
 
 
 def _model_params(spec, extra) -> dict:
@@ -339,22 +349,13 @@ def run_cmd(project_file, as_json) -> None:
     (--project FILE, or sqlanon.toml in the current directory)."""
     import dataclasses
 
-    import duckdb
-
-    from .errors import SqlanonError
     from .publisher import Publisher
 
     db, project, cfg = _target(None, None, project_file)
     con = _connect(db)
-    try:
+    with _release_errors(con, project):
         _note_storage(con, db)
         result = Publisher(con, project, **cfg.publisher_arguments()).release()
-    except SqlanonError as exc:
-        raise _bad(str(exc)) from exc
-    except duckdb.Error as exc:  # not expected: the library maps what it knows
-        raise _bad(f"release of project {project!r} failed ({type(exc).__name__}); nothing was written") from exc
-    finally:
-        con.close()
     if as_json:
         _echo_json({"project": project, **dataclasses.asdict(result)})
     else:
