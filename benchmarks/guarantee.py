@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import sqlanon
+from sqlanon.project import Project
 from sqlanon.datasets import load_adult
 from sqlanon.histories import history
 
@@ -44,8 +45,8 @@ def run(con, model: str, sa: str, m: int, output: str, seed: int) -> dict:
     pool = con.sql(f"SELECT id, {', '.join(QI)}, {sa} FROM adult").df()
     h = history(pool, "id", sa, releases=RELEASES, start=START, seed=seed)
     project = "g"
-    for t in [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_g_%'").fetchall()]:
-        con.execute(f'DROP TABLE "{t}"')
+    for ref in Project(project).refs().values():  # the last setting's tables, published and private
+        con.execute(f"DROP TABLE IF EXISTS {ref}")
     kw = {"l": m} if model != "m-invariance" else {"m": m, "output": output}
     pub = sqlanon.Publisher(con, project, source="src", id="id", qi=QI, sa=sa, model=model, seed=seed, **kw)
     sources, rows = [], []
