@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import SqlanonError
+from .models import MODELS
 from .ident import check_project
 
 FILENAME = "sqlanon.toml"
@@ -58,7 +59,8 @@ format = "parquet"           # or "csv"
 
 _TOP = {"project", "database", "source", "id", "qi", "sa", "model", "output", "templates", "parameters", "export"}
 _REQUIRED = ("project", "database", "source", "id", "qi", "sa")
-_PARAMETERS = {"m", "l", "seed", "eligibility"}
+# [parameters]: every parameter (and alias) a registered model declares, and the seed
+_PARAMETERS = {"seed"} | {n for spec in MODELS.values() for p in spec.parameters for n in (p.name, *p.aliases)}
 _EXPORT = {"to", "format"}
 
 
@@ -94,6 +96,17 @@ def _fail(path: Path, what: str) -> SqlanonError:
     return SqlanonError(f"project file {str(path)!r}: {what}")
 
 
+def _table(path, data: dict, name: str, known: set[str], what: str) -> dict:
+    """Table ``[name]`` of the file (empty when absent), with only ``known`` keys."""
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise _fail(path, f"[{name}] must be a table")
+    bad = sorted(set(table) - known)
+    if bad:
+        raise _fail(path, f"unknown {what} {bad[0]!r} in [{name}]; known: {', '.join(sorted(known))}")
+    return table
+
+
 def load(path: str | Path) -> ProjectFile:
     """Read and check project file ``path``."""
     path = Path(path)
@@ -120,18 +133,8 @@ def load(path: str | Path) -> ProjectFile:
         qi = [qi]
     if not isinstance(qi, list) or not qi or not all(isinstance(c, str) for c in qi):
         raise _fail(path, f"qi must be a list of column names, got {data['qi']!r}")
-    params = data.get("parameters", {})
-    if not isinstance(params, dict):
-        raise _fail(path, "[parameters] must be a table")
-    bad = sorted(set(params) - _PARAMETERS)
-    if bad:
-        raise _fail(path, f"unknown parameter {bad[0]!r} in [parameters]; known: {', '.join(sorted(_PARAMETERS))}")
-    export = data.get("export", {})
-    if not isinstance(export, dict):
-        raise _fail(path, "[export] must be a table")
-    bad = sorted(set(export) - _EXPORT)
-    if bad:
-        raise _fail(path, f"unknown key {bad[0]!r} in [export]; known: {', '.join(sorted(_EXPORT))}")
+    params = _table(path, data, "parameters", _PARAMETERS, "parameter")
+    export = _table(path, data, "export", _EXPORT, "key")
     try:
         check_project(data["project"])
     except SqlanonError as exc:
