@@ -41,7 +41,7 @@ _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "
             "UHUGEINT")
 # the release gate's templates, temporary tables and view (sql/_gate/); a model adds its own
 _GATE = ("_gate/presence.sql.j2", "_gate/gate.sql.j2")
-_TEMPS = ("gdiff", "gcand", "gnew")
+_TEMPS = ("gdiff", "gnew")
 _TEMP_VIEWS = ("gpres",)  # dropped before the tables they read
 _RUNNING: set[int] = set()  # ids of connections running a release (Publisher.release)
 _RUNNING_LOCK = threading.Lock()
