@@ -457,7 +457,7 @@ class Publisher:
         """:meth:`_run`, with a profile mark after each statement."""
         rows: list[tuple] = []
         step = name.split("/")[-1].split(".")[0]
-        for i, stmt in enumerate(templates.render(self.env, name, ctx), 1):
+        for i, stmt in enumerate(templates.render(self.env, name, ctx, vary=self.proj.placeholders()), 1):
             rows = self._execute(name, stmt, params)
             prof.mark(_stmt_label(step, i, stmt))
         return rows[0] if rows else None
@@ -546,7 +546,8 @@ class Publisher:
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid}
             prof.mark("create tables, next group id")
             stats = None
-            for name in templates.steps(self.env, self.pipeline):
+            names = templates.steps(self.env, self.pipeline)
+            for name in names:
                 step = name.split("/")[-1].split(".")[0]
                 hook = self.spec.hooks.get(step)
                 if hook is not None:
@@ -564,7 +565,7 @@ class Publisher:
             keys = ("published", "groups", "counterfeits", "survivors", "new", "deleted", "reinserted", "updated",
                     "held", "ncp", "seconds", "suppressed", "dl", "exposed")
             # provenance: the package version and the sha256 of every template this release rendered
-            sha, overridden = templates.hashes(self.env, [*templates.steps(self.env, self.pipeline), *_GATE])
+            sha, overridden = templates.hashes(self.env, [*names, *_GATE])
             self.con.execute(
                 f"INSERT INTO {ctx['T']['ledger']} (release, made_at, params, source_schema, fingerprint, "
                 f"{', '.join(keys)}, sqlanon_version, template_sha256, template_overrides) "
