@@ -336,10 +336,10 @@ class Publisher:
         committed between this one's BEGIN and its first write - is caught by
         :meth:`_check_unchanged` before COMMIT."""
         L = self.proj.ref("lock")
-        self.con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(PRIVATE_SCHEMA)}")  # private tables (sqlanon.project)
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {L} (releases BIGINT)")
-        self.con.execute(f"INSERT INTO {L} SELECT 0 WHERE NOT EXISTS (FROM {L})")
-        self.con.execute(f"UPDATE {L} SET releases = releases + 1")
+        self.engine.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(PRIVATE_SCHEMA)}")  # private tables (sqlanon.project)
+        self.engine.execute(f"CREATE TABLE IF NOT EXISTS {L} (releases BIGINT)")
+        self.engine.execute(f"INSERT INTO {L} SELECT 0 WHERE NOT EXISTS (FROM {L})")
+        self.engine.execute(f"UPDATE {L} SET releases = releases + 1")
 
     def _check_unchanged(self, r: int) -> None:
         """Right before COMMIT: the committed ledger (read by a fresh cursor,
@@ -382,40 +382,48 @@ class Publisher:
     def _src(self) -> str:
         return ".".join(quote(p) for p in self.source.split(".")) if "." in self.source else quote(self.source)
 
-    def _create_tables(self, cols: dict[str, str]) -> None:
+    def _create_tables(self, cols: dict[str, str], existing: set[str]) -> None:
+        """Create the project's contract and state tables that are not in
+        ``existing`` (the keys the release's catalog read found), through the
+        engine. A ledger made now has every column; one made by an earlier
+        version gets the columns added since."""
         T = self.proj.refs()
         qi_defs = ", ".join(f"{quote(c)} {cols[c]}" for c in self.qi)
         sa_def = f"{quote(self.sa)} {cols[self.sa]}"
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['qit']} (release INTEGER, group_id BIGINT, {qi_defs})")
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['st']} (release INTEGER, group_id BIGINT, {sa_def}, count BIGINT)")
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['mem']} (release INTEGER, id {cols[self.id]}, "
-                         f"group_id BIGINT, is_counterfeit BOOLEAN, {sa_def})")
-        if self.output == "generalized":
-            gen = ", ".join(f"{quote(c)} VARCHAR" for c in self.qi)
-            self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['pub']} (release INTEGER, group_id BIGINT, {gen}, {sa_def})")
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['groups']} (group_id BIGINT, signature {cols[self.sa]}[], "
-                         "first_release INTEGER)")
-        # the release gate's private state (sql/_gate/gate.sql.j2, docs/threat_model.md)
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['chains']} (id {cols[self.id]}, cmask HUGEINT, "
-                         "chain HUGEINT[], exposed BOOLEAN, pinned BOOLEAN)")
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['vals']} ({sa_def}, pos INTEGER)")
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['held']} (release INTEGER, id {cols[self.id]}, {sa_def})")
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['persons']} (sqlanon__id {cols[self.id]}, {qi_defs})")
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['gone']} (release INTEGER, id {cols[self.id]})")
-        self.con.execute(
-            f"CREATE TABLE IF NOT EXISTS {T['ledger']} (release INTEGER, made_at TIMESTAMP, params VARCHAR, "
-            "source_schema VARCHAR, fingerprint UBIGINT, published BIGINT, groups BIGINT, counterfeits BIGINT, "
-            "survivors BIGINT, new BIGINT, deleted BIGINT, reinserted BIGINT, updated BIGINT, held BIGINT, "
-            "ncp DOUBLE, seconds DOUBLE, suppressed BIGINT, dl BIGINT)")
-        # the fingerprint's key: a random secret made once per project (private)
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS {T['secret']} (key VARCHAR)")
-        self.con.execute(f"INSERT INTO {T['secret']} SELECT $key WHERE NOT EXISTS (FROM {T['secret']})",
-                         {"key": secrets.token_hex(32)})
+        ledger_cols = ("release INTEGER, made_at TIMESTAMP, params VARCHAR, source_schema VARCHAR, fingerprint UBIGINT, "
+                       "published BIGINT, groups BIGINT, counterfeits BIGINT, survivors BIGINT, new BIGINT, "
+                       "deleted BIGINT, reinserted BIGINT, updated BIGINT, held BIGINT, ncp DOUBLE, seconds DOUBLE, "
+                       "suppressed BIGINT, dl BIGINT")
         # ledgers made before the anatomy models, the release gate and the
         # provenance columns (package version, template hashes) lack the last columns
-        for c, t in (("suppressed", "BIGINT"), ("dl", "BIGINT"), ("exposed", "BIGINT"), ("sqlanon_version", "VARCHAR"),
-                     ("template_sha256", "VARCHAR"), ("template_overrides", "VARCHAR")):
-            self.con.execute(f"ALTER TABLE {T['ledger']} ADD COLUMN IF NOT EXISTS {c} {t}")
+        added = (("suppressed", "BIGINT"), ("dl", "BIGINT"), ("exposed", "BIGINT"), ("sqlanon_version", "VARCHAR"),
+                 ("template_sha256", "VARCHAR"), ("template_overrides", "VARCHAR"))
+        defs = {
+            "qit": f"release INTEGER, group_id BIGINT, {qi_defs}",
+            "st": f"release INTEGER, group_id BIGINT, {sa_def}, count BIGINT",
+            "mem": f"release INTEGER, id {cols[self.id]}, group_id BIGINT, is_counterfeit BOOLEAN, {sa_def}",
+            "pub": (f"release INTEGER, group_id BIGINT, {', '.join(f'{quote(c)} VARCHAR' for c in self.qi)}, "
+                    f"{sa_def}") if self.output == "generalized" else None,
+            "groups": f"group_id BIGINT, signature {cols[self.sa]}[], first_release INTEGER",
+            # the release gate's private state (sql/_gate/gate.sql.j2, docs/threat_model.md)
+            "chains": f"id {cols[self.id]}, cmask HUGEINT, chain HUGEINT[], exposed BOOLEAN, pinned BOOLEAN",
+            "vals": f"{sa_def}, pos INTEGER",
+            "held": f"release INTEGER, id {cols[self.id]}, {sa_def}",
+            "persons": f"sqlanon__id {cols[self.id]}, {qi_defs}",
+            "gone": f"release INTEGER, id {cols[self.id]}",
+            "ledger": ledger_cols + "".join(f", {c} {t}" for c, t in added[2:]),
+            # the fingerprint's key: a random secret made once per project (private)
+            "secret": "key VARCHAR",
+        }
+        for key, columns in defs.items():
+            if columns is not None and key not in existing:
+                self.engine.execute(f"CREATE TABLE IF NOT EXISTS {T[key]} ({columns})")
+        # every release: a secret table left empty gets its key
+        self.engine.execute(f"INSERT INTO {T['secret']} SELECT $key WHERE NOT EXISTS (FROM {T['secret']})",
+                            {"key": secrets.token_hex(32)})
+        if "ledger" in existing:
+            for c, t in added:
+                self.engine.execute(f"ALTER TABLE {T['ledger']} ADD COLUMN IF NOT EXISTS {c} {t}")
 
     # ----------------------------------------------------------------- release
     def _context(self, cols: dict[str, str]) -> dict:
@@ -457,7 +465,7 @@ class Publisher:
         """:meth:`_run`, with a profile mark after each statement."""
         rows: list[tuple] = []
         step = name.split("/")[-1].split(".")[0]
-        for i, stmt in enumerate(templates.render(self.env, name, ctx), 1):
+        for i, stmt in enumerate(templates.render(self.env, name, ctx, vary=self.proj.placeholders()), 1):
             rows = self._execute(name, stmt, params)
             prof.mark(_stmt_label(step, i, stmt))
         return rows[0] if rows else None
@@ -514,12 +522,12 @@ class Publisher:
         # default); a session that turned this off gets it back after the release
         keep_order = self.engine.setting("preserve_insertion_order")
         if not keep_order:
-            self.con.execute("SET preserve_insertion_order = true")
+            self.engine.execute("SET preserve_insertion_order = true")
         try:
             return self._release(t0, prof)
         finally:
             if not keep_order:
-                self.con.execute("SET preserve_insertion_order = false")
+                self.engine.execute("SET preserve_insertion_order = false")
 
     def _release(self, t0: float, prof: "_Profile") -> ReleaseResult:
         try:
@@ -540,13 +548,15 @@ class Publisher:
             r = self.last_release() + 1
             ctx["first_release"] = r == 1
             prof.mark("validate, source fingerprint")
+            existing = {k for k in self.tables if self._exists(k)}
             self._catalog = None
-            self._create_tables(cols)
+            self._create_tables(cols, existing)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid}
             prof.mark("create tables, next group id")
             stats = None
-            for name in templates.steps(self.env, self.pipeline):
+            names = templates.steps(self.env, self.pipeline)
+            for name in names:
                 step = name.split("/")[-1].split(".")[0]
                 hook = self.spec.hooks.get(step)
                 if hook is not None:
@@ -564,8 +574,8 @@ class Publisher:
             keys = ("published", "groups", "counterfeits", "survivors", "new", "deleted", "reinserted", "updated",
                     "held", "ncp", "seconds", "suppressed", "dl", "exposed")
             # provenance: the package version and the sha256 of every template this release rendered
-            sha, overridden = templates.hashes(self.env, [*templates.steps(self.env, self.pipeline), *_GATE])
-            self.con.execute(
+            sha, overridden = templates.hashes(self.env, [*names, *_GATE])
+            self.engine.execute(
                 f"INSERT INTO {ctx['T']['ledger']} (release, made_at, params, source_schema, fingerprint, "
                 f"{', '.join(keys)}, sqlanon_version, template_sha256, template_overrides) "
                 f"VALUES (?, now()::TIMESTAMP, ?, ?, {self._fingerprint()}, {', '.join('?' for _ in keys)}, ?, ?, ?)",

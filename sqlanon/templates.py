@@ -90,16 +90,35 @@ def hashes(env: jinja2.Environment, names) -> tuple[dict[str, str], list[str]]:
     """The sha256 (hex) of the source of each template in ``names``, as the
     environment loads it (an override when the project has one), and the names
     that came from the override folder (recorded in the release ledger)."""
-    import hashlib
-
-    shipped = Path(sql_dir()).resolve()
     sha, overridden = {}, []
     for name in names:
-        source, filename, _ = env.loader.get_source(env, name)
-        sha[name] = hashlib.sha256(source.encode("utf-8")).hexdigest()
-        if filename and shipped not in Path(filename).resolve().parents:
+        digest, over = _hash(env, name)
+        sha[name] = digest
+        if over:
             overridden.append(name)
     return sha, overridden
+
+
+# (environment, template) -> (the template object, sha256 of its source, whether
+# it came from an override folder): a file is read and hashed again only when
+# Jinja has reloaded it (an edited file gives a new Template object)
+_HASHES: dict[tuple[int, str], tuple[jinja2.Template, str, bool]] = {}
+
+
+def _hash(env: jinja2.Environment, name: str) -> tuple[str, bool]:
+    import hashlib
+
+    tpl = env.get_template(name)
+    hit = _HASHES.get((id(env), name))
+    if hit is not None and hit[0] is tpl:
+        return hit[1], hit[2]
+    source, filename, _ = env.loader.get_source(env, name)
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    over = bool(filename) and Path(sql_dir()).resolve() not in Path(filename).resolve().parents
+    if len(_HASHES) > _MAX_CACHED:
+        _HASHES.clear()
+    _HASHES[(id(env), name)] = (tpl, digest, over)
+    return digest, over
 
 
 # (environment, template, context with the ``vary`` strings replaced) -> the
