@@ -194,3 +194,37 @@ if __name__ == "__main__":  # exploration: python tests/test_counterfeit_detect.
     print(c.execute("SELECT release, ncp, counterfeits, published FROM sqlanon_private.c__ledger").fetchall()
           if c.execute("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'c__ledger' "
                        "AND column_name = 'ncp'").fetchall()[0][0] else "")
+
+
+@pytest.mark.slow
+def test_sampled_sources_in_a_large_release(tmp_path):
+    """A release of more than 65,536 persons with few counterfeits ranks a
+    sample of the persons for the counterfeits' sources (step 9): every
+    counterfeit still gets a tuple, none repeats a tuple inside its group, and
+    a copied tuple is some person's outside the group."""
+    con = sqlanon.connect(str(tmp_path / "big.duckdb"))
+    n = 90_000
+    con.execute(f"CREATE TABLE src AS SELECT range AS id, (hash(range, 1) % 70 + 17)::INTEGER AS age, "
+                f"(hash(range, 2) % 2000)::INTEGER AS zip, ['F', 'M'][(hash(range, 3) % 2 + 1)::INTEGER] AS sex, "
+                f"'v' || (hash(range, 4) % 12)::VARCHAR AS disease FROM range({n})")
+    pub = sqlanon.Publisher(con, "big", source="src", id="id", qi=["age", "zip", "sex"], sa="disease", m=5)
+    pub.release()
+    con.execute("DELETE FROM src WHERE hash(id, 9) % 100 < 3")
+    pub.release()
+    ncf, persons = con.execute(
+        "SELECT count(*) FILTER (WHERE id IS NULL), count(*) FILTER (WHERE id IS NOT NULL) "
+        "FROM sqlanon_private.big_membership WHERE release = 2").fetchone()
+    assert 0 < 16 * ncf < 65_536 < persons  # the sampled path (f < 1) ran
+    # no more QI tuples repeated inside a group than among the real rows of
+    # release 1 (the old group-mate copy made one per counterfeit; step 8 groups
+    # QI neighbours, so real rows repeat a tuple now and then)
+    rep = dict(con.execute("SELECT release, count(*) FROM (SELECT release, group_id, age, zip, sex FROM sqlanon_big_qit "
+                           "GROUP BY ALL HAVING count(*) > 1) GROUP BY 1").fetchall())
+    assert rep[2] <= rep[1] + ncf // 100
+    # every release-2 tuple is a present person's or new: more rows with a tuple than
+    # persons with it only by the counterfeits
+    extra = con.execute("""
+        SELECT sum(greatest(0, q.n - coalesce(p.n, 0))) FROM
+            (SELECT age, zip, sex, count(*) AS n FROM sqlanon_big_qit WHERE release = 2 GROUP BY ALL) AS q
+        LEFT JOIN (SELECT age, zip, sex, count(*) AS n FROM src GROUP BY ALL) AS p USING (age, zip, sex)""").fetchone()[0]
+    assert extra == ncf
