@@ -325,6 +325,26 @@ def test_step8_rowid_sort_equals_window(monkeypatch, seed):
     assert out[0] == out[1]
 
 
+def test_step8_rowid_sort_equals_window_with_shuffled_blocks(monkeypatch):
+    """The same on 3,500 Adult rows, m = 3: every value has full blocks of 64
+    rows, so step 8's block shuffle is applied, and the values after the first
+    start at a rowid above 0 (the small histories above never shuffle: a rowid
+    path that ranked those values wrongly passed them)."""
+    from sqlanon.datasets import load_adult
+    qi = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
+    out = []
+    for min_rows in (10**9, 0):
+        monkeypatch.setattr(m_invariance, "ROWID_SORT_MIN_ROWS", min_rows)
+        con = sqlanon.connect()
+        load_adult(con, "adult", part="data", complete=True)
+        con.execute("CREATE TABLE src AS SELECT * FROM adult ORDER BY id LIMIT 3500")
+        Publisher(con, "p", source="src", id="id", qi=qi, sa="occupation", seed=7, m=3).release()
+        assert con.execute("SELECT count(DISTINCT occupation) FROM src").fetchall()[0][0] > 10
+        out.append(_published(con, "p", 1))
+        con.close()
+    assert out[0] == out[1]
+
+
 def test_release_restores_preserve_insertion_order():
     con = sqlanon.connect()
     con.execute("SET preserve_insertion_order = false")

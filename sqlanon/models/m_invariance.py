@@ -114,7 +114,7 @@ MODEL = MInvariance(
     context={"mask_qi": ()},  # set by the hook before step 7
     hooks={"07_eligible": before_eligible},
     temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "newg", "ext", "hist",
-           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq"),
+           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "glr", "doms", "cfsrc", "cfq"),
     temp_views=("rel",),
     state=("groups",),
     signatures=True,
