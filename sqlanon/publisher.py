@@ -42,6 +42,14 @@ _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "
 # the release gate's templates, temporary tables and view (sql/_gate/); a model adds its own
 _GATE = ("_gate/presence.sql.j2", "_gate/gate.sql.j2")
 _TEMPS = ("gdiff", "gnew")
+# A source smaller than this runs its release on one DuckDB thread: DuckDB
+# splits scans by row groups of 122,880 rows, so a source of fewer than two
+# gives a second thread nothing to scan, and its coordination costs a fifth of
+# a static-Anatomy release of Adult (0.30 s -> 0.24 s, benchmarks/fixed_cost.py).
+# The setting is the database's (DuckDB has no per-connection threads): other
+# connections to the same database run on one thread while such a release runs;
+# it is restored when the release ends, however it ends.
+SINGLE_THREAD_ROWS = 2 * 122_880
 _TEMP_VIEWS = ("gpres",)  # dropped before the tables they read
 _RUNNING: set[int] = set()  # ids of connections running a release (Publisher.release)
 _RUNNING_LOCK = threading.Lock()
@@ -523,11 +531,14 @@ class Publisher:
         keep_order = self.engine.setting("preserve_insertion_order")
         if not keep_order:
             self.engine.execute("SET preserve_insertion_order = true")
+        keep_threads = self.engine.setting("threads")
         try:
             return self._release(t0, prof)
         finally:
             if not keep_order:
                 self.engine.execute("SET preserve_insertion_order = false")
+            if self.engine.setting("threads") != keep_threads:
+                self.engine.execute(f"SET threads = {int(keep_threads)}")
 
     def _release(self, t0: float, prof: "_Profile") -> ReleaseResult:
         try:
@@ -544,6 +555,8 @@ class Publisher:
                 raise self.proj.legacy_error()
             self._catalog = {(s.lower(), n.lower()) for s, n in self.engine.schema_relations()}
             cols = self._validate()
+            if self._rows < SINGLE_THREAD_ROWS:
+                self.engine.execute("SET threads = 1")  # restored by _release_once
             ctx = self._context(cols)
             r = self.last_release() + 1
             ctx["first_release"] = r == 1

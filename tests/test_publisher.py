@@ -345,6 +345,29 @@ def test_step8_rowid_sort_equals_window_with_shuffled_blocks(monkeypatch):
     assert out[0] == out[1]
 
 
+def test_release_restores_threads_after_a_small_release(monkeypatch):
+    """A source under SINGLE_THREAD_ROWS is released on one DuckDB thread; the
+    database's setting is restored afterwards, also when the release fails."""
+    con = sqlanon.connect()
+    con.execute("SET threads = 2")
+    con.execute("CREATE TABLE src AS SELECT range AS id, range % 7 AS a, (range % 5)::VARCHAR AS s FROM range(500)")
+    seen = []
+
+    def gate(self, ctx, params, prof):
+        seen.append(self.engine.setting("threads"))
+        if len(seen) == 2:
+            raise SqlanonError("stop")
+        return original(self, ctx, params, prof)
+
+    original = Publisher._gate
+    monkeypatch.setattr(Publisher, "_gate", gate)
+    Publisher(con, "p", source="src", id="id", qi=["a"], sa="s", m=3).release()
+    assert seen == [1] and con.execute("SELECT current_setting('threads')").fetchall() == [(2,)]
+    with pytest.raises(SqlanonError, match="stop"):
+        Publisher(con, "p", source="src", id="id", qi=["a"], sa="s", m=3).release()
+    assert seen == [1, 1] and con.execute("SELECT current_setting('threads')").fetchall() == [(2,)]
+
+
 def test_release_restores_preserve_insertion_order():
     con = sqlanon.connect()
     con.execute("SET preserve_insertion_order = false")
