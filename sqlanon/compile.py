@@ -99,10 +99,19 @@ def inline(sql: str, params=None, special: dict | None = None) -> str:
     return "".join(out) + sql[last:]
 
 
+# settings that change how fast a statement runs, never what it writes: the
+# publisher runs a small release on one thread, and a script for another
+# machine should not pin its thread count
+_RESOURCE_SETTINGS = ("threads", "memory_limit")
+
+
 def _kind(sql: str) -> str:
-    """'write' (DDL, DML, transaction), 'check' (a query with error()), or 'read'."""
+    """'write' (DDL, DML, transaction), 'check' (a query with error()), or 'read'
+    (queries, and SET of a resource setting)."""
     tokens = list(_DUCKDB.tokenize(sql))
     if not tokens:
+        return "read"
+    if tokens[0].text.upper() == "SET" and len(tokens) > 1 and tokens[1].text.lower() in _RESOURCE_SETTINGS:
         return "read"
     if tokens[0].token_type in _WRITES or tokens[0].text.upper() in ("BEGIN", "COMMIT", "SET"):
         return "write"
