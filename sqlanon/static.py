@@ -222,17 +222,8 @@ def anonymize(
                 if missing:
                     raise SqlanonError(f"value {missing[0][0]!r} of QI {qi[col['i']]!r} is not in its hierarchy; "
                                        "add it to the hierarchy table")
-        levels, next_id = 0, 1
-        level_sql = templates.render(env, "mondrian/02_level.sql.j2", ctx)
-        while True:
-            for j, stmt in enumerate(level_sql):
-                con.execute(stmt, templates.params_for(stmt, dict(params, next=next_id)))
-                if j == 0:
-                    cuts = con.execute("SELECT count(*) FROM sqlanon__mdr_cuts").fetchall()[0][0]
-            levels += 1
-            next_id += 2 * cuts
-            if cuts == 0:
-                break
+        run("02_level")  # every level of the partition tree, in one recursive statement
+        levels = con.execute("SELECT coalesce(max(sqlanon__lvl), 1) FROM sqlanon__mdr_next").fetchall()[0][0]
         run("03_publish")
         per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
         per = dict(zip(qi, per_list))
