@@ -44,6 +44,12 @@ class AnonymizeResult:
     params: dict = field(default_factory=dict)
 
 
+# Up to this many rows the whole partition tree is one recursive statement (its
+# UNION ALL keeps every level's rows until the end: about rows x levels x 100 bytes);
+# above it, one statement group per level (the rows of a level only).
+_RECURSIVE_ROWS = 200_000
+
+
 def _is_numeric(typ: str) -> bool:
     return typ in _NUMERIC or typ.startswith("DECIMAL")
 
@@ -145,7 +151,7 @@ def anonymize(
     spec = []
     for i, name in enumerate(qi):
         entry = {"i": i, "name": ident.quote(name), "numeric": _is_numeric(cols[name]), "hier": None, "width": 0,
-                 "type": cols[name]}
+                 "type": cols[name], "bits": False}
         if name in hierarchies:
             htab = hierarchies.pop(name)
             hcols = ident.require_table(con, htab)
@@ -199,7 +205,8 @@ def anonymize(
            "keep": [ident.quote(x) for x in keep], "use_l": l is not None and diversity == "distinct",
            "diversity": diversity if l is not None else None, "use_t": t is not None,
            "use_grid": t is not None or (l is not None and diversity != "distinct"),
-           "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
+           "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class),
+           "recursive": n_rows <= _RECURSIVE_ROWS}
     params = {"k": k, "l": l, "t": t, "c": c}
 
     def run(name: str, extra: dict | None = None) -> None:
@@ -222,8 +229,19 @@ def anonymize(
                 if missing:
                     raise SqlanonError(f"value {missing[0][0]!r} of QI {qi[col['i']]!r} is not in its hierarchy; "
                                        "add it to the hierarchy table")
-        run("02_level")  # every level of the partition tree, in one recursive statement
-        levels = con.execute("SELECT coalesce(max(sqlanon__lvl), 1) FROM sqlanon__mdr_next").fetchall()[0][0]
+        for col, nd in con.execute("SELECT dim, nd FROM sqlanon__mdr_dom ORDER BY dim").fetchall():
+            spec[col]["bits"] = not spec[col]["numeric"] and nd <= 64  # distinct values as bits of a BIGINT
+        if ctx["recursive"]:  # every level of the partition tree in one recursive statement
+            run("02_level")
+            levels = con.execute("SELECT coalesce(max(sqlanon__lvl), 1) FROM sqlanon__mdr_next").fetchall()[0][0]
+        else:  # one statement group per level
+            levels, level_sql = 0, templates.render(env, "mondrian/02_level.sql.j2", ctx)
+            while True:
+                for stmt in level_sql:
+                    con.execute(stmt, templates.params_for(stmt, params))
+                levels += 1
+                if not con.execute("SELECT count(*) FROM sqlanon__mdr_work WHERE NOT sqlanon__fin").fetchall()[0][0]:
+                    break
         run("03_publish")
         per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
         per = dict(zip(qi, per_list))

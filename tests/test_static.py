@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import sqlanon
-from sqlanon import SqlanonError, anonymize
+from sqlanon import SqlanonError, anonymize, static
 from sqlanon.datasets import load_adult
 
 from mondrian_reference import _diverse, mondrian
@@ -73,8 +73,19 @@ rows_strategy = st.integers(min_value=1, max_value=3).flatmap(
 @given(spec=rows_strategy, data=st.data(), k=st.integers(1, 6), l=st.sampled_from([None, 2, 3]),
        strict=st.booleans(), t=st.sampled_from([None, None, 0.2, 0.4]),
        div=st.sampled_from([("distinct", None), ("distinct", None), ("entropy", None), ("recursive", 2.0),
-                            ("recursive", 1.0)]))
-def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t, div):
+                            ("recursive", 1.0)]), one_statement=st.booleans())
+def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t, div, one_statement):
+    # both ways of running the levels: one recursive statement (small tables) and one
+    # statement group per level (above sqlanon.static._RECURSIVE_ROWS rows)
+    saved = static._RECURSIVE_ROWS
+    static._RECURSIVE_ROWS = 10 ** 9 if one_statement else 0
+    try:
+        _check_against_reference(spec, data, k, l, strict, t, div)
+    finally:
+        static._RECURSIVE_ROWS = saved
+
+
+def _check_against_reference(spec, data, k, l, strict, t, div):
     q, numeric, n = spec
     diversity, c = div if l is not None else ("distinct", None)
     if (l is not None or t is not None) and not strict:
