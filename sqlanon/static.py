@@ -124,6 +124,9 @@ def anonymize(
         raise SqlanonError(f"source must be a table name, got {source!r}")
     cols = ident.require_table(con, source)
     qi = ident.require_qi(con, source, qi)
+    if len(qi) > 62:  # a partition's tried QIs are the bits of a BIGINT (sql/mondrian/02_level.sql.j2)
+        raise SqlanonError(f"Mondrian takes at most 62 QI columns, got {len(qi)} for table {source!r}; "
+                           "pass fewer QIs (the rest cannot be generalized by one cut each level anyway)")
     if sa is not None:
         ident.require_columns(con, source, [sa], role="SA column")
         if t is not None and _is_numeric(cols[sa]):
@@ -230,7 +233,7 @@ def anonymize(
                     raise SqlanonError(f"value {missing[0][0]!r} of QI {qi[col['i']]!r} is not in its hierarchy; "
                                        "add it to the hierarchy table")
         for col, nd in con.execute("SELECT dim, nd FROM sqlanon__mdr_dom ORDER BY dim").fetchall():
-            spec[col]["bits"] = not spec[col]["numeric"] and nd <= 64  # distinct values as bits of a BIGINT
+            spec[col]["bits"] = not spec[col]["numeric"] and nd <= 62  # distinct values as bits of a BIGINT
         if ctx["recursive"]:  # every level of the partition tree in one recursive statement
             run("02_level")
             levels = con.execute("SELECT coalesce(max(sqlanon__lvl), 1) FROM sqlanon__mdr_next").fetchall()[0][0]
