@@ -45,9 +45,11 @@ class AnonymizeResult:
 
 
 # Up to this many rows the whole partition tree is one recursive statement (its
-# UNION ALL keeps every level's rows until the end: about rows x levels x 100 bytes);
-# above it, one statement group per level (the rows of a level only).
-_RECURSIVE_ROWS = 200_000
+# UNION ALL keeps every level's rows until the end: about rows x levels x 100 bytes;
+# and its final rows are INSERTed into a temp table, which DuckDB 2.0.0 loses inside
+# a transaction above one row group, 122,880 rows); above it, one statement group
+# per level (the rows of a level only, no INSERT).
+_RECURSIVE_ROWS = 100_000
 
 
 def _is_numeric(typ: str) -> bool:
@@ -126,7 +128,7 @@ def anonymize(
     qi = ident.require_qi(con, source, qi)
     if len(qi) > 62:  # a partition's tried QIs are the bits of a BIGINT (sql/mondrian/02_level.sql.j2)
         raise SqlanonError(f"Mondrian takes at most 62 QI columns, got {len(qi)} for table {source!r}; "
-                           "pass fewer QIs (the rest cannot be generalized by one cut each level anyway)")
+                           "pass at most 62")
     if sa is not None:
         ident.require_columns(con, source, [sa], role="SA column")
         if t is not None and _is_numeric(cols[sa]):
@@ -263,7 +265,7 @@ def anonymize(
             creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [output, qi, sa, l]).fetchall()[0][0]
         bad_l = l is not None and (dl < l or (diversity == "entropy" and el < l - 1e-9)
                                    or (diversity == "recursive" and (creq is None or creq >= c)))
-        if pk < k or bad_l or (t is not None and tc > t):  # the guarantee, checked by the check macros
+        if pk is None or pk < k or bad_l or (t is not None and tc > t):  # the guarantee, checked by the check macros
             raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
                                f"k = {k}, l = {l}, t = {t}; nothing was written (please report)")
         con.execute("COMMIT")
