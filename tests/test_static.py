@@ -225,6 +225,9 @@ def test_bad_input(con):
     with pytest.raises(SqlanonError, match="open transaction"):
         anonymize(con, "t", qi=["q0"], k=1, output="o2")
     con.execute("ROLLBACK")
+    con.execute("CREATE TABLE wide AS SELECT " + ", ".join(f"1 AS c{i}" for i in range(63)))
+    with pytest.raises(SqlanonError, match="at most 62 QI columns, got 63"):
+        anonymize(con, "wide", qi=[f"c{i}" for i in range(63)], k=1)
     # no working tables left behind
     assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon__mdr%'").fetchall()[0][0]
 
