@@ -44,6 +44,14 @@ class AnonymizeResult:
     params: dict = field(default_factory=dict)
 
 
+# Up to this many rows the whole partition tree is one recursive statement (its
+# UNION ALL keeps every level's rows until the end: about rows x levels x 100 bytes;
+# and its final rows are INSERTed into a temp table, which DuckDB 2.0.0 loses inside
+# a transaction above one row group, 122,880 rows); above it, one statement group
+# per level (the rows of a level only, no INSERT).
+_RECURSIVE_ROWS = 100_000
+
+
 def _is_numeric(typ: str) -> bool:
     return typ in _NUMERIC or typ.startswith("DECIMAL")
 
@@ -118,6 +126,9 @@ def anonymize(
         raise SqlanonError(f"source must be a table name, got {source!r}")
     cols = ident.require_table(con, source)
     qi = ident.require_qi(con, source, qi)
+    if len(qi) > 62:  # a partition's tried QIs are the bits of a BIGINT (sql/mondrian/02_level.sql.j2)
+        raise SqlanonError(f"Mondrian takes at most 62 QI columns, got {len(qi)} for table {source!r}; "
+                           "pass at most 62")
     if sa is not None:
         ident.require_columns(con, source, [sa], role="SA column")
         if t is not None and _is_numeric(cols[sa]):
@@ -145,7 +156,7 @@ def anonymize(
     spec = []
     for i, name in enumerate(qi):
         entry = {"i": i, "name": ident.quote(name), "numeric": _is_numeric(cols[name]), "hier": None, "width": 0,
-                 "type": cols[name]}
+                 "type": cols[name], "bits": False}
         if name in hierarchies:
             htab = hierarchies.pop(name)
             hcols = ident.require_table(con, htab)
@@ -199,7 +210,8 @@ def anonymize(
            "keep": [ident.quote(x) for x in keep], "use_l": l is not None and diversity == "distinct",
            "diversity": diversity if l is not None else None, "use_t": t is not None,
            "use_grid": t is not None or (l is not None and diversity != "distinct"),
-           "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
+           "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class),
+           "recursive": n_rows <= _RECURSIVE_ROWS}
     params = {"k": k, "l": l, "t": t, "c": c}
 
     def run(name: str, extra: dict | None = None) -> None:
@@ -222,17 +234,19 @@ def anonymize(
                 if missing:
                     raise SqlanonError(f"value {missing[0][0]!r} of QI {qi[col['i']]!r} is not in its hierarchy; "
                                        "add it to the hierarchy table")
-        levels, next_id = 0, 1
-        level_sql = templates.render(env, "mondrian/02_level.sql.j2", ctx)
-        while True:
-            for j, stmt in enumerate(level_sql):
-                con.execute(stmt, templates.params_for(stmt, dict(params, next=next_id)))
-                if j == 0:
-                    cuts = con.execute("SELECT count(*) FROM sqlanon__mdr_cuts").fetchall()[0][0]
-            levels += 1
-            next_id += 2 * cuts
-            if cuts == 0:
-                break
+        for col, nd in con.execute("SELECT dim, nd FROM sqlanon__mdr_dom ORDER BY dim").fetchall():
+            spec[col]["bits"] = not spec[col]["numeric"] and nd <= 62  # distinct values as bits of a BIGINT
+        if ctx["recursive"]:  # every level of the partition tree in one recursive statement
+            run("02_level")
+            levels = con.execute("SELECT coalesce(max(sqlanon__lvl), 1) FROM sqlanon__mdr_next").fetchall()[0][0]
+        else:  # one statement group per level
+            levels, level_sql = 0, templates.render(env, "mondrian/02_level.sql.j2", ctx)
+            while True:
+                for stmt in level_sql:
+                    con.execute(stmt, templates.params_for(stmt, params))
+                levels += 1
+                if not con.execute("SELECT count(*) FROM sqlanon__mdr_work WHERE NOT sqlanon__fin").fetchall()[0][0]:
+                    break
         run("03_publish")
         per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
         per = dict(zip(qi, per_list))
@@ -251,7 +265,7 @@ def anonymize(
             creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [output, qi, sa, l]).fetchall()[0][0]
         bad_l = l is not None and (dl < l or (diversity == "entropy" and el < l - 1e-9)
                                    or (diversity == "recursive" and (creq is None or creq >= c)))
-        if pk < k or bad_l or (t is not None and tc > t):  # the guarantee, checked by the check macros
+        if pk is None or pk < k or bad_l or (t is not None and tc > t):  # the guarantee, checked by the check macros
             raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
                                f"k = {k}, l = {l}, t = {t}; nothing was written (please report)")
         con.execute("COMMIT")

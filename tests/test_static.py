@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import sqlanon
-from sqlanon import SqlanonError, anonymize
+from sqlanon import SqlanonError, anonymize, static
 from sqlanon.datasets import load_adult
 
 from mondrian_reference import _diverse, mondrian
@@ -73,8 +73,19 @@ rows_strategy = st.integers(min_value=1, max_value=3).flatmap(
 @given(spec=rows_strategy, data=st.data(), k=st.integers(1, 6), l=st.sampled_from([None, 2, 3]),
        strict=st.booleans(), t=st.sampled_from([None, None, 0.2, 0.4]),
        div=st.sampled_from([("distinct", None), ("distinct", None), ("entropy", None), ("recursive", 2.0),
-                            ("recursive", 1.0)]))
-def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t, div):
+                            ("recursive", 1.0)]), one_statement=st.booleans())
+def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t, div, one_statement):
+    # both ways of running the levels: one recursive statement (small tables) and one
+    # statement group per level (above sqlanon.static._RECURSIVE_ROWS rows)
+    saved = static._RECURSIVE_ROWS
+    static._RECURSIVE_ROWS = 10 ** 9 if one_statement else 0
+    try:
+        _check_against_reference(spec, data, k, l, strict, t, div)
+    finally:
+        static._RECURSIVE_ROWS = saved
+
+
+def _check_against_reference(spec, data, k, l, strict, t, div):
     q, numeric, n = spec
     diversity, c = div if l is not None else ("distinct", None)
     if (l is not None or t is not None) and not strict:
@@ -214,6 +225,9 @@ def test_bad_input(con):
     with pytest.raises(SqlanonError, match="open transaction"):
         anonymize(con, "t", qi=["q0"], k=1, output="o2")
     con.execute("ROLLBACK")
+    con.execute("CREATE TABLE wide AS SELECT " + ", ".join(f"1 AS c{i}" for i in range(63)))
+    with pytest.raises(SqlanonError, match="at most 62 QI columns, got 63"):
+        anonymize(con, "wide", qi=[f"c{i}" for i in range(63)], k=1)
     # no working tables left behind
     assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon__mdr%'").fetchall()[0][0]
 
@@ -252,3 +266,16 @@ def test_cli_anonymize(tmp_path):
     assert float(res.output.split("entropy l = ")[1].split(",")[0]) >= 3 - 1e-6
     res = CliRunner().invoke(main, ["anonymize", db, "adult", "--qi", "nope", "--k", "10", "--output", "x"])
     assert res.exit_code == 2 and "'nope' is not a column" in res.output
+
+
+def test_large_table_keeps_every_row(con):
+    """Above static._RECURSIVE_ROWS the levels are statement groups; every row reaches
+    the output (an INSERT ... SELECT of >= 1 row group into a temp table inside the
+    transaction came back empty in DuckDB 2.0.0: the 3M-row run published nothing)."""
+    n = 300_000
+    assert n > static._RECURSIVE_ROWS
+    con.execute(f"CREATE TABLE big AS SELECT range AS id, (hash(range) % 1000)::INTEGER AS a, "
+                f"'s' || (hash(range * 7) % 5)::VARCHAR AS s FROM range({n})")
+    r = anonymize(con, "big", qi=["a"], sa="s", k=40_000, output="big_out")
+    assert r.rows == n and r.k >= 40_000 and r.classes == 4
+    assert con.execute("SELECT count(*), count(DISTINCT eq_class) FROM big_out").fetchall()[0] == (n, 4)
