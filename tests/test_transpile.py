@@ -32,7 +32,8 @@ SPARK_GAPS = {
     "anatomy/01_snapshot.sql.j2": set(),
     "anatomy/02_classify.sql.j2": set(),
     "anatomy/03_plan.sql.j2": set(),
-    "anatomy/04_groups.sql.j2": {"temp view written"},
+    # (list_: the number of groups is tested with a sum over the list of the bucket sizes)
+    "anatomy/04_groups.sql.j2": {"list_", "temp view written"},
     "anatomy/05_final.sql.j2": set(),
     "anatomy/09_publish.sql.j2": set(),
     "anatomy/90_stats.sql.j2": set(),
@@ -44,7 +45,9 @@ SPARK_GAPS = {
     "m_invariance/06_constrained.sql.j2": {"reparse", "temp view written"},
     "m_invariance/06_values.sql.j2": set(),
     "m_invariance/07_eligible.sql.j2": {"temp view written"},
-    "m_invariance/08_assign.sql.j2": {"reparse", "rowid", "temp view written"},
+    # (128-bit: the large-pool path types its group offsets as HUGEINT, like the window path; that
+    # path needs rowid order, so a Spark engine takes the window path anyway)
+    "m_invariance/08_assign.sql.j2": {"128-bit", "reparse", "rowid", "temp view written"},
     "m_invariance/09_publish.sql.j2": {"128-bit", "list_", "temp view written"},
     "m_invariance/90_stats.sql.j2": set(),
     "mondrian/01_prepare.sql.j2": set(),
