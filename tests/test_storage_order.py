@@ -169,9 +169,9 @@ def test_qi_rank_inside_a_group_does_not_predict_sa(tmp_path):
 
     What is left is each value's sample deviation in QI order (step 8 aligns a
     group's rows by QI quantile, shuffled in blocks of 64): over 32 sources
-    (random.Random(1..32); seed 0 for source 1 as here, 7 x source otherwise) the accuracy averages 27.3%
-    (se 0.4) at chance 25.0%; 29.2% before the last partial block was shuffled
-    too, 25.3% with no QI locality at all."""
+    (random.Random(1..32); seed 0 for source 1 as here, 7 x source otherwise) the accuracy averages 27.0%
+    (se 0.4) at chance 25.0% (25.8% on this source); 29.2% before the last
+    ranks of each value were shuffled too, 25.3% with no QI locality at all."""
     con = sqlanon.connect()
     try:
         rnd = random.Random(1)
