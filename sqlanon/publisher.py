@@ -254,6 +254,12 @@ class Publisher:
                     raise SqlanonError(f"{role} {c!r} is not a column of source table {self.source!r}; "
                                        f"its columns are: {', '.join(cols)}")
         src, i, s = self._src(), quote(self.id), quote(self.sa)
+        # the release began on one thread (_release_once): a large source gets
+        # the database's threads back (SINGLE_THREAD_ROWS; a scan that stops at
+        # that many rows tells)
+        if self._q(f"SELECT count(*) FROM (SELECT 1 FROM {src} LIMIT {SINGLE_THREAD_ROWS})")[0][0] \
+                >= SINGLE_THREAD_ROWS:
+            self.engine.execute(f"SET threads = {int(self._threads)}")
         # one scan for all data checks and the source digest behind the ledger's
         # fingerprint (run inside the release's transaction, so it is the source the
         # release reads; _fingerprint keys it)
@@ -531,7 +537,10 @@ class Publisher:
         keep_order = self.engine.setting("preserve_insertion_order")
         if not keep_order:
             self.engine.execute("SET preserve_insertion_order = true")
-        keep_threads = self.engine.setting("threads")
+        # a release starts on one thread; _validate gives a large source the
+        # database's threads back (SINGLE_THREAD_ROWS)
+        self._threads = keep_threads = self.engine.setting("threads")
+        self.engine.execute("SET threads = 1")
         try:
             return self._release(t0, prof)
         finally:
@@ -555,8 +564,6 @@ class Publisher:
                 raise self.proj.legacy_error()
             self._catalog = {(s.lower(), n.lower()) for s, n in self.engine.schema_relations()}
             cols = self._validate()
-            if self._rows < SINGLE_THREAD_ROWS:
-                self.engine.execute("SET threads = 1")  # restored by _release_once
             ctx = self._context(cols)
             r = self.last_release() + 1
             ctx["first_release"] = r == 1
