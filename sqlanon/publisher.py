@@ -42,7 +42,8 @@ _INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "
 # the release gate's templates, temporary tables and view (sql/_gate/); a model adds its own
 _GATE = ("_gate/presence.sql.j2", "_gate/gate.sql.j2")
 _TEMPS = ("gdiff", "gnew")
-# A source smaller than this runs its release on one DuckDB thread: DuckDB
+# A source smaller than this runs its release on one DuckDB thread (a release
+# starts on one and _validate gives a larger source the threads back): DuckDB
 # splits scans by row groups of 122,880 rows, so a source of fewer than two
 # gives a second thread nothing to scan, and its coordination costs a fifth of
 # a static-Anatomy release of Adult (0.30 s -> 0.24 s, benchmarks/fixed_cost.py).
