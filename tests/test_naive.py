@@ -42,6 +42,33 @@ def test_anatomy_groups_are_l_diverse_and_maximal(con, sas, l, seed):
     assert again == rows
 
 
+_RUNS = iter(range(10**9))
+
+
+@settings(max_examples=60, deadline=None)
+@given(sas=st.lists(st.sampled_from("abcdefghij"), min_size=0, max_size=80), l=st.integers(2, 5),
+       seed=st.integers(0, 9))
+def test_publisher_grouping_is_the_macros_row_for_row(con, sas, l, seed):
+    """The static Anatomy release (sql/anatomy/04_groups.sql.j2: G in closed
+    form, ranks from one sort key) puts every person in the group the macro
+    sqlanon_anatomy_groups does, and keeps the same persons."""
+    con.execute("CREATE OR REPLACE TABLE src(id INTEGER, q INTEGER, sa VARCHAR)")
+    if sas:
+        con.executemany("INSERT INTO src VALUES (?, ?, ?)", [[i, i % 3, s] for i, s in enumerate(sas)])
+    expected = con.execute("SELECT id, group_id FROM sqlanon_anatomy_groups('src', 'id', 'sa', ?, seed := ?) "
+                           "ORDER BY id", [l, seed]).fetchall()
+    project = f"g{next(_RUNS)}"
+    try:
+        sqlanon.Publisher(con, project, source="src", id="id", qi=["q"], sa="sa", model="anatomy", l=l,
+                          seed=seed).release()
+    except SqlanonError as exc:  # fewer than l distinct values: refused before any grouping
+        assert len(set(sas)) < l, exc
+        return
+    got = con.execute(f"SELECT id, group_id FROM sqlanon_private.{project}_membership ORDER BY id").fetchall()
+    assert got == expected
+    assert len({g for _, g in got}) == ref_group_count(list(Counter(sas).values()), l)
+
+
 def test_anatomy_groups_rejects_l_below_2(con):
     con.execute("CREATE TABLE src AS SELECT range AS id, range % 3 AS sa FROM range(9)")
     with pytest.raises(Exception, match="l must be an integer >= 2"):
