@@ -315,26 +315,29 @@ def test_step8_rowid_sort_equals_window(monkeypatch, seed):
     the key columns read back by rowid (pools of ROWID_SORT_MIN_ROWS rows and more);
     forcing the second on small histories must give the same releases."""
     out = []
-    for min_rows in (10**9, 0):
+    for min_rows, branches in ((10**9, None), (0, None), (0, 3)):
         monkeypatch.setattr(m_invariance, "ROWID_SORT_MIN_ROWS", min_rows)
+        monkeypatch.setattr(m_invariance, "STEP8_BRANCHES", branches)
         con = sqlanon.connect()
         random_history(con, random.Random(seed), 10, n0=40, m=3, pub_kwargs={"seed": seed, "output": "generalized"})
         check_history(con, "p", 3, 10)
         out.append(_published(con, "p", 10))
         con.close()
-    assert out[0] == out[1]
+    assert out[0] == out[1] == out[2]
 
 
 def test_step8_rowid_sort_equals_window_with_shuffled_blocks(monkeypatch):
     """The same on 3,500 Adult rows, m = 3: every value has full blocks of 64
     rows, so step 8's block shuffle is applied, and the values after the first
     start at a rowid above 0 (the small histories above never shuffle: a rowid
-    path that ranked those values wrongly passed them)."""
+    path that ranked those values wrongly passed them); the rowid path also with
+    its ranks read in 3 branches (a release on several threads)."""
     from sqlanon.datasets import load_adult
     qi = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
     out = []
-    for min_rows in (10**9, 0):
+    for min_rows, branches in ((10**9, None), (0, None), (0, 3)):
         monkeypatch.setattr(m_invariance, "ROWID_SORT_MIN_ROWS", min_rows)
+        monkeypatch.setattr(m_invariance, "STEP8_BRANCHES", branches)
         con = sqlanon.connect()
         load_adult(con, "adult", part="data", complete=True)
         con.execute("CREATE TABLE src AS SELECT * FROM adult ORDER BY id LIMIT 3500")
@@ -342,7 +345,7 @@ def test_step8_rowid_sort_equals_window_with_shuffled_blocks(monkeypatch):
         assert con.execute("SELECT count(DISTINCT occupation) FROM src").fetchall()[0][0] > 10
         out.append(_published(con, "p", 1))
         con.close()
-    assert out[0] == out[1]
+    assert out[0] == out[1] == out[2]
 
 
 def test_release_restores_threads_after_a_small_release(monkeypatch):

@@ -30,6 +30,9 @@ MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign
 # a window (docs/publisher.md; same result): read at each release, so a test sets it
 # with monkeypatch.setattr(sqlanon.models.m_invariance, "ROWID_SORT_MIN_ROWS", 0)
 ROWID_SORT_MIN_ROWS = 1_000_000
+# the large-pool path reads the rows' groups in this many UNION ALL branches
+# (None: one per DuckDB thread of the release; same result for any number)
+STEP8_BRANCHES: int | None = None
 
 
 def _check_eligibility(method):
@@ -46,6 +49,9 @@ def plan(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
     # step 8's two ways to rank rows within a value (same result): a window for
     # small pools, a sort of the key columns read back by rowid for large ones
     ctx["sort_by_rowid"] = sum(int(n) for _, n in counts) >= ROWID_SORT_MIN_ROWS
+    # that path reads the rows' groups in one branch per thread (a UNION ALL:
+    # DuckDB runs the branches at once; one branch would run on one thread)
+    ctx["step8_branches"] = STEP8_BRANCHES or max(1, min(8, int(pub.engine.setting("threads"))))
     pub.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[pub.sa]}, delta BIGINT)")
     if not counts:
         return
@@ -114,7 +120,7 @@ MODEL = MInvariance(
     context={"mask_qi": ()},  # set by the hook before step 7
     hooks={"07_eligible": before_eligible},
     temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "newg", "ext", "hist",
-           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "glr", "doms", "cfsrc", "cfq"),
+           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq"),
     temp_views=("rel",),
     state=("groups",),
     signatures=True,
