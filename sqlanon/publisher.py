@@ -288,9 +288,8 @@ class Publisher:
             k = self.spec.parameter
             raise SqlanonError(f"{k} = {self.m} is above the {l} distinct values of SA column {self.sa!r} in "
                                f"{self.source!r}; choose {k} <= {l}")
-        if self.spec.signatures and self._exists("groups"):
-            l = self._q(f"SELECT count(*) FROM (SELECT DISTINCT {s} FROM {src} UNION "
-                        f"SELECT DISTINCT unnest(signature) FROM {self.proj.ref('groups')})")[0][0]
+        # (the values of the earlier releases' signatures join the count in step
+        # 2, which lists them all anyway: sql/m_invariance/02_classify.sql.j2)
         if self.spec.signatures and l > MAX_SA_VALUES:
             raise SqlanonError(f"SA column {self.sa!r} has {l} distinct values; the m-invariance pipeline supports "
                                f"at most {MAX_SA_VALUES} (signatures are bit masks); bucket the values first")
@@ -448,6 +447,7 @@ class Publisher:
                                "written") from exc
         return {
             "T": T, "source": self._src(), "id": quote(self.id), "sa": quote(self.sa),
+            "sa_name": self.sa, "max_sa_values": MAX_SA_VALUES,
             "qi": [quote(c) for c in self.qi],
             "qi_info": [(quote(c), bool(n)) for c, n in zip(self.qi, numeric)],
             "generalized": self.output == "generalized",

@@ -63,6 +63,24 @@ def test_null_sa_message_has_no_id(released):
     assert "211" not in msg and "7" not in msg
 
 
+def test_too_many_sa_values_for_signature_masks(con):
+    """m-invariance signatures are masks of at most MAX_SA_VALUES values: a
+    source with more is refused by the validation, and a later source whose
+    values, with those of the earlier releases' signatures, are more, by step
+    2 (which counts them); nothing is written either way."""
+    con.execute("CREATE TABLE src AS SELECT range AS id, range % 7 AS q, 'v' || (range % 130) AS d FROM range(650)")
+    unchanged(con, lambda: Publisher(con, "big", source="src", id="id", qi=["q"], sa="d", m=3).release(),
+              r"SA column 'd' has 130 distinct values; the m-invariance pipeline supports at most 128")
+    con.execute("CREATE OR REPLACE TABLE src AS SELECT range AS id, range % 7 AS q, 'v' || (range % 100) AS d "
+                "FROM range(500)")
+    Publisher(con, "big", source="src", id="id", qi=["q"], sa="d", m=3).release()
+    con.execute("CREATE OR REPLACE TABLE src AS SELECT range AS id, range % 7 AS q, 'w' || (range % 40) AS d "
+                "FROM range(500)")
+    unchanged(con, lambda: Publisher(con, "big", source="src", id="id", qi=["q"], sa="d", m=3).release(),
+              r"02_classify.*SA column d has 140 distinct values in the source and the earlier releases' "
+              r"signatures; the m-invariance pipeline supports at most 128")
+
+
 def test_template_error_message_masks_values(released, tmp_path):
     """A database error inside a template (here a user's override that casts the
     SA) is reported without the values DuckDB quotes; the original is the cause."""
