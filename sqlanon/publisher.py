@@ -259,11 +259,15 @@ class Publisher:
         # fingerprint (run inside the release's transaction, so it is the source the
         # release reads; _fingerprint keys it)
         int_id = cols[self.id].upper() in _INTEGER
-        null_id, null_sa, l, self._digest, n, lo, hi = self._q(
+        null_id, null_sa, self._digest, n, lo, hi = self._q(
             f"SELECT count(*) FILTER (WHERE {i} IS NULL), "
-            f"count(*) FILTER (WHERE {s} IS NULL), count(DISTINCT {s}), "
+            f"count(*) FILTER (WHERE {s} IS NULL), "
             f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0), count({i}), "
             + (f"min({i}), max({i})" if int_id else "NULL, NULL") + f" FROM {src}")[0]
+        # the distinct SA values by a grouping of their own: a count(DISTINCT) in
+        # the scan above made DuckDB run all of it through a materialized CTE
+        # (Adult: 8.3 ms against 5.1 + 1.5)
+        l = self._q(f"SELECT count(*) FROM (SELECT {s} FROM {src} WHERE {s} IS NOT NULL GROUP BY 1)")[0][0]
         self._rows = n
         # duplicate ids: integer ids in a range of at most max(64 n, 2^24) values set
         # one bit each in a bitmap (bitstring_agg; 10M ids: 0.04 s), else
