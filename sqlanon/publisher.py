@@ -451,7 +451,6 @@ class Publisher:
                                "written") from exc
         return {
             "T": T, "source": self._src(), "id": quote(self.id), "sa": quote(self.sa),
-            "sa_name": self.sa, "max_sa_values": MAX_SA_VALUES,
             "qi": [quote(c) for c in self.qi],
             "qi_info": [(quote(c), bool(n)) for c, n in zip(self.qi, numeric)],
             "generalized": self.output == "generalized",
@@ -582,7 +581,8 @@ class Publisher:
             self._catalog = None
             self._create_tables(cols, existing)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
-            params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid}
+            params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid,
+                      "sa_name": self.sa, "max_sa_values": MAX_SA_VALUES}
             prof.mark("create tables, next group id")
             stats = None
             names = templates.steps(self.env, self.pipeline)
