@@ -45,6 +45,8 @@ class Engine:
 
     name = "base"
     Error: type[BaseException] = Exception
+    #: the engine's error for a statement naming a table that does not exist
+    MissingTable: type[BaseException] = Exception
 
     @property
     def macro_file(self) -> str:
@@ -75,6 +77,16 @@ class Engine:
 
     def find_tables(self, names: Sequence[str], *, schema: str) -> list[str]:
         raise NotImplementedError
+
+    def current_database(self) -> str:
+        raise NotImplementedError
+
+    def setting(self, name: str):
+        raise NotImplementedError
+
+    def settings(self, names: Sequence[str]) -> list:
+        """The values of several settings."""
+        return [self.setting(n) for n in names]
 
     def columns(self, table: str) -> dict[str, str]:
         raise NotImplementedError
@@ -124,6 +136,7 @@ class DuckDBEngine(Engine):
 
     name = "duckdb"
     Error = duckdb.Error
+    MissingTable = duckdb.CatalogException
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
@@ -236,6 +249,13 @@ class DuckDBEngine(Engine):
 
     def setting(self, name: str):
         return self.fetch("SELECT current_setting(?)", [name])[0][0]
+
+    def current_database(self) -> str:
+        return self.fetch("SELECT current_database()")[0][0]
+
+    def settings(self, names: Sequence[str]) -> list:
+        """The values of several settings, in one statement."""
+        return list(self.fetch(f"SELECT {', '.join('current_setting(?)' for _ in names)}", list(names))[0])
 
     def cursor(self) -> "DuckDBEngine":
         return DuckDBEngine(self.con.cursor())

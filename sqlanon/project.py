@@ -153,8 +153,7 @@ class Project:
     def locate(self, con, key: str, where: tuple[str, str, str] | None = None) -> tuple[str, str, str] | None:
         """(database, schema, name) of table ``key`` as the catalog of ``con``
         spells it, or None; with ``where`` (an earlier answer) only that exact
-        place counts (a release asks a fresh cursor whether a table it saw is
-        committed)."""
+        place counts."""
         schema, name = self.place(key)
         return as_engine(con).locate(name, where, schema=schema)
 

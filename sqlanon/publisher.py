@@ -356,11 +356,13 @@ class Publisher:
     def _check_unchanged(self, r: int) -> None:
         """Right before COMMIT: the committed ledger (read by a fresh cursor,
         outside this transaction's snapshot) still ends before release ``r``."""
-        where = self.proj.locate(self.engine, "ledger")
+        ledger = f"{quote(self.engine.current_database())}.{self.proj.ref('ledger')}"
         cur = self.engine.cursor()
         try:
-            last = cur.fetch(f"SELECT coalesce(max(release), 0) FROM {'.'.join(quote(x) for x in where)}"
-                             )[0][0] if self.proj.locate(cur, "ledger", where) else 0
+            # (a ledger not committed yet is missing for the cursor)
+            last = cur.fetch(f"SELECT coalesce(max(release), 0) FROM {ledger}")[0][0]
+        except self.engine.MissingTable:
+            last = 0
         finally:
             cur.close()
         if last >= r:
@@ -532,7 +534,7 @@ class Publisher:
         prof = _Profile()
         # step 8 reads positions from a table stored in ORDER BY order (DuckDB's
         # default); a session that turned this off gets it back after the release
-        keep_order = self.engine.setting("preserve_insertion_order")
+        keep_order, keep_threads = self.engine.settings(["preserve_insertion_order", "threads"])
         if not keep_order:
             self.engine.execute("SET preserve_insertion_order = true")
         # a small source is released on one thread (SINGLE_THREAD_ROWS): read
@@ -540,15 +542,15 @@ class Publisher:
         # place (a count of a LIMIT scan cost 4 ms on Adult; a missing source
         # counts as small, and the validation says what is wrong). Setting
         # the threads to 1 and back for a large source cost 0.17 s at 10M rows.
-        keep_threads = self.engine.setting("threads")
-        if not self._reaches(SINGLE_THREAD_ROWS):
+        one_thread = int(keep_threads) != 1 and not self._reaches(SINGLE_THREAD_ROWS)
+        if one_thread:
             self.engine.execute("SET threads = 1")
         try:
             return self._release(t0, prof)
         finally:
             if not keep_order:
                 self.engine.execute("SET preserve_insertion_order = false")
-            if self.engine.setting("threads") != keep_threads:
+            if one_thread:
                 self.engine.execute(f"SET threads = {int(keep_threads)}")
 
     def _reaches(self, rows: int) -> bool:
