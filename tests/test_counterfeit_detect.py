@@ -160,8 +160,8 @@ def _check(con, release: int):
 @pytest.mark.parametrize("sa,m", [
     pytest.param("relationship", 4, marks=pytest.mark.xfail(
         strict=True, reason="open (issue 19 item 2): counterfeits sit nearer their group's median age and their "
-        "tuples repeat at mid frequencies (release 1: freq 45.2%, agedev 44.8%, mate 43.3% precision at a 37.5% "
-        "share; release 2: near 49.0%, agedev 45.8% at 38.1%; limit share + 5 points); see docs/threat_model.md")),
+        "tuples repeat at mid frequencies (release 1: agedev 44.7%, freq 43.6%, mate 43.4% precision at a 37.5% "
+        "share; release 2: agedev 45.8%, freq 43.4% at 38.1%; limit share + 5 points); see docs/threat_model.md")),
     ("occupation", 5),
 ])
 def test_no_detector_beats_the_counterfeit_share(con, sa, m):
