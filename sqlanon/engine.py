@@ -71,8 +71,7 @@ class Engine:
     def exists(self, name: str, *, temporary: bool = False, schema: str | None = None) -> bool:
         raise NotImplementedError
 
-    def locate(self, name: str, where: tuple[str, str, str] | None = None, *,
-               schema: str | None = None) -> tuple[str, str, str] | None:
+    def locate(self, name: str, *, schema: str | None = None) -> tuple[str, str, str] | None:
         raise NotImplementedError
 
     def find_tables(self, names: Sequence[str], *, schema: str) -> list[str]:
@@ -171,18 +170,12 @@ class DuckDBEngine(Engine):
         schema when None); temporary ones count only with ``temporary=True``."""
         return bool(self.fetch(self._EXISTS_SQL[temporary], [name, schema, schema])[0][0])
 
-    def locate(self, name: str, where: tuple[str, str, str] | None = None, *,
-               schema: str | None = None) -> tuple[str, str, str] | None:
+    def locate(self, name: str, *, schema: str | None = None) -> tuple[str, str, str] | None:
         """(database, schema, name) of the non-temporary table ``name`` (any
-        case; in ``schema`` when given) as the catalog spells it, or None; with
-        ``where`` (an earlier answer) only that exact place counts."""
-        sql = ("SELECT database_name, schema_name, table_name FROM duckdb_tables() "
-               "WHERE lower(table_name) = lower(?) AND NOT temporary AND (lower(schema_name) = lower(?) OR ? IS NULL)")
-        args = [name, schema, schema]
-        if where is not None:
-            sql += " AND database_name = ? AND schema_name = ? AND table_name = ?"
-            args += list(where)
-        rows = self.fetch(sql, args)
+        case; in ``schema`` when given) as the catalog spells it, or None."""
+        rows = self.fetch("SELECT database_name, schema_name, table_name FROM duckdb_tables() "
+                          "WHERE lower(table_name) = lower(?) AND NOT temporary "
+                          "AND (lower(schema_name) = lower(?) OR ? IS NULL)", [name, schema, schema])
         return tuple(rows[0]) if rows else None
 
     @staticmethod

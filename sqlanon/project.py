@@ -150,12 +150,11 @@ class Project:
         return {f"sqlanon_{self.name}_": "sqlanon_\x00_", f"sqlanon__{self.name}_": "sqlanon__\x00_",
                 f'"{PRIVATE_SCHEMA}"."{self.name}_': f'"{PRIVATE_SCHEMA}"."\x00_'}
 
-    def locate(self, con, key: str, where: tuple[str, str, str] | None = None) -> tuple[str, str, str] | None:
+    def locate(self, con, key: str) -> tuple[str, str, str] | None:
         """(database, schema, name) of table ``key`` as the catalog of ``con``
-        spells it, or None; with ``where`` (an earlier answer) only that exact
-        place counts."""
+        spells it, or None."""
         schema, name = self.place(key)
-        return as_engine(con).locate(name, where, schema=schema)
+        return as_engine(con).locate(name, schema=schema)
 
 
 def migrate(con: duckdb.DuckDBPyConnection, project: str) -> list[str]:
