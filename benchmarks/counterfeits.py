@@ -9,6 +9,12 @@ configuration and scores every release with the test's detectors (learned on
 half of the groups with the truth, scored on the other half): per detector
 the mean excess of its precision over the counterfeit share, and per release
 the best detector's excess against the test's limit (share + 5 points).
+Beside the test's eight it scores one more detector of the same kind,
+``type`` (a row's marital status and sex with the number of rows of that
+class in its group), and ``type_bound``: the least precision any choice of
+the counterfeits' QI could leave to it, from the release's real rows and
+counterfeit count (docs/threat_model.md, "Why relationship m = 4 cannot meet
+the limit").
 
     python benchmarks/counterfeits.py            # 8 seeds, about 2 minutes
     python benchmarks/counterfeits.py --seeds 4
@@ -32,20 +38,72 @@ import sqlanon
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
-from test_counterfeit_detect import TOLERANCE, _check, publish  # noqa: E402
+from test_counterfeit_detect import MIN_BIN, TOLERANCE, _check, publish  # noqa: E402
 
 OUT = HERE / "results"
 CONFIGS = [("relationship", 4), ("occupation", 5)]
+# The QI pair that carries the SA's "type" on Adult (a married man is almost
+# always a Husband): the extra detector below and the bound are over its classes.
+TYPE_QI = ("marital_status", "sex")
 
+
+def type_detector(df) -> tuple[float, float]:
+    """An extra detector, not one of the test's: the row's class (its
+    marital-status and sex) with the number of rows of that class in its group
+    (capped at 3), learned like the test's (bin with the highest counterfeit
+    rate on the even groups, scored on the odd ones). Returns (precision,
+    share of the scored rows flagged)."""
+    w = 1 - df["ghost"]
+    cls = df[list(TYPE_QI)].astype(str).agg("/".join, axis=1)
+    n = cls.groupby([df["group_id"], cls]).transform("size").clip(upper=3)
+    b = cls + "#" + n.astype(str)
+    train = df["group_id"] % 2 == 0
+    tr = (df["cf"][train].groupby(b[train]).sum() / w[train].groupby(b[train]).sum())
+    big = w[train].groupby(b[train]).sum() >= MIN_BIN * w[train].sum()
+    best = tr[big].idxmax()
+    te = (b == best) & ~train
+    return float(df["cf"][te].sum() / w[te].sum()), float(w[te].sum() / w[~train].sum())
+
+
+def type_bound(df) -> dict:
+    """The least precision that any choice of the counterfeits' QI leaves to
+    the type detector, given the release's real rows and its counterfeit count
+    (docs/threat_model.md, "Counterfeits"). K is the class with the most real
+    rows. A fraction a of the C counterfeits looks like K: first one each in
+    the G0 groups without a real row of K, the rest each in a group with one,
+    making a pair (a real row and a counterfeit of K); together with the P
+    groups whose two rows of K are both real, the bin (K, two in the group) has
+    precision (aC - G0) / (2 (aC - G0) + 2 P), and the detector can pick it once
+    it holds MIN_BIN of the rows. The other (1 - a) C counterfeits sit among the
+    R - R_K real rows outside K. The bound is the least, over a, of the larger
+    of the two precisions (a on a grid of 1/1000)."""
+    w = 1 - df["ghost"]
+    real = w - df["cf"]
+    cls = df[list(TYPE_QI)].astype(str).agg("/".join, axis=1)
+    per_class = real.groupby(cls).sum()
+    k = per_class.idxmax()
+    per_group = real[cls == k].groupby(df["group_id"][cls == k]).sum().round()
+    groups = df["group_id"].nunique()
+    g0, pairs = groups - int((per_group >= 1).sum()), int((per_group >= 2).sum())
+    c, r, rk = float(df["cf"].sum()), float(real.sum()), float(per_class[k])
+    best = 1.0
+    for i in range(1001):
+        a = i / 1000
+        x = max(0.0, a * c - g0)
+        pair_bin = x / (2 * x + 2 * pairs) if x and 2 * x + 2 * pairs >= MIN_BIN * (c + r) else 0.0
+        outside = (1 - a) * c / ((1 - a) * c + r - rk) if c else 0.0
+        best = min(best, max(pair_bin, outside))
+    return {"class": k, "groups_without": g0, "groups_with_two_real": pairs, "bound": best}
 
 def run(sa: str, m: int, seed: int) -> list[dict]:
     con = sqlanon.connect()
     n = publish(con, sa, m, releases=2, seed=seed)
     rows = []
     for r in range(1, n + 1):
-        share, res, _ = _check(con, r)
+        share, res, df = _check(con, r)
         rows.append({"seed": seed, "release": r, "share": float(share),
-                     "precision": {d: float(p) for d, (p, _) in res.items()}})
+                     "precision": {d: float(p) for d, (p, _) in res.items()},
+                     "type": type_detector(df)[0], "type_bound": type_bound(df)})
     con.close()
     return rows
 
@@ -55,7 +113,12 @@ def summary(rows: list[dict]) -> dict:
     dets = sorted(scored[0]["precision"]) if scored else []
     excess = {d: sum(x["precision"][d] - x["share"] for x in scored) / len(scored) for d in dets}
     best = [max(x["precision"][d] - x["share"] for d in dets) for x in scored]
+    typ = [x["type"] - x["share"] for x in scored]
+    bound = [x["type_bound"]["bound"] - x["share"] for x in scored]
     return {"releases": len(scored), "mean_excess": excess,
+            "type_mean": sum(typ) / len(typ) if typ else None,
+            "type_bound_mean": sum(bound) / len(bound) if bound else None,
+            "type_bound_min": min(bound, default=None),
             "best_mean": sum(best) / len(best) if best else None, "best_max": max(best, default=None),
             "within_limit": sum(b <= TOLERANCE for b in best)}
 
@@ -93,6 +156,14 @@ def main() -> None:
         lines += ["", f"Best detector per release: mean {100 * s['best_mean']:+.1f}, at most "
                       f"{100 * s['best_max']:+.1f} points; {s['within_limit']} of {s['releases']} releases within "
                       "the limit.", ""]
+        lines += [f"Extra detector `type` (not one of the test's: a row's {' and '.join(TYPE_QI)} class with the "
+                  f"number of rows of its class in its group): mean excess {100 * s['type_mean']:+.1f} points."]
+        if s["type_bound_mean"] > 0:
+            lines += ["", f"No choice of the counterfeits' QI keeps `type` below {100 * s['type_bound_mean']:+.1f} points "
+                          f"on average (at least {100 * s['type_bound_min']:+.1f} in every release): the bound of "
+                          "`type_bound`, from each release's real rows and counterfeit count (docs/threat_model.md, "
+                          "\"Counterfeits\")."]
+        lines += [""]
     (OUT / "counterfeits.md").write_text("\n".join(lines))
 
 
