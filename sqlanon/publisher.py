@@ -105,6 +105,8 @@ class ReleaseResult:
 #: per-statement timings of every release are logged here at DEBUG level, e.g.
 #: ``logging.basicConfig(); logging.getLogger("sqlanon.profile").setLevel(logging.DEBUG)``
 PROFILE_LOG = logging.getLogger("sqlanon.profile")
+#: what a user should know about a release that is not an error (WARNING level)
+LOG = logging.getLogger("sqlanon")
 
 
 class _Profile:
@@ -267,7 +269,8 @@ class Publisher:
         # the distinct SA values by a grouping of their own: a count(DISTINCT) in
         # the scan above made DuckDB run all of it through a materialized CTE
         # (Adult: 8.3 ms against 5.1 + 1.5)
-        l = self._q(f"SELECT count(*) FROM (SELECT {s} FROM {src} WHERE {s} IS NOT NULL GROUP BY 1)")[0][0]
+        l, top = self._q(f"SELECT count(*), coalesce(max(c), 0) FROM (SELECT count(*) AS c FROM {src} "
+                         f"WHERE {s} IS NOT NULL GROUP BY {s})")[0]
         self._rows = n
         # duplicate ids: integer ids in a range of at most max(64 n, 2^24) values set
         # one bit each in a bitmap (bitstring_agg; 10M ids: 0.04 s), else
@@ -292,6 +295,8 @@ class Publisher:
             k = self.spec.parameter
             raise SqlanonError(f"{k} = {self.m} is above the {l} distinct values of SA column {self.sa!r} in "
                                f"{self.source!r}; choose {k} <= {l}")
+        if self.spec.signatures and n and top * self.m > n:
+            self._warn_dominant(top, n)
         # (the values of the earlier releases' signatures join the count in step
         # 2, which lists them all anyway: sql/m_invariance/02_classify.sql.j2)
         if self.spec.signatures and l > MAX_SA_VALUES:
@@ -318,6 +323,21 @@ class Publisher:
                 raise SqlanonError(f"table {name!r} exists but project {self.project!r} has no ledger; "
                                    "drop it or choose another project name")
         return cols
+
+    def _warn_dominant(self, top: int, n: int) -> None:
+        """A value above 1/m of the source: a group holds at most one row of each
+        value, so there are at least ``top`` groups of at least m rows, and at
+        least m * top - n rows are counterfeits. Where the QI shows that value (marital
+        status and sex show a relationship's Husband), a reader of the QI table
+        tells many of them apart, whatever QI they get (docs/threat_model.md,
+        "Why relationship m = 4 cannot meet the limit"). Counts only: no value
+        is named."""
+        fix = f"m <= {n // top} avoids this" if n // top >= 2 else "bucketing the SA values avoids this"
+        LOG.warning("project %r: the most frequent value of SA column %r holds %.0f%% of the source's rows, above "
+                    "1/m = %.0f%%; a group holds at most one row of each value, so at least %.0f%% of the published "
+                    "rows are counterfeits, and if the QI predicts that value a reader of the QI table can tell many "
+                    "of them apart (docs/threat_model.md, \"Counterfeits\"); %s", self.project, self.sa,
+                    100 * top / n, 100 / self.m, 100 * (1 - n / (self.m * top)), fix)
 
     def _fingerprint(self) -> str:
         """The ledger's fingerprint of the source, as a scalar subquery with two

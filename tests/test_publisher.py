@@ -211,6 +211,27 @@ def test_m_above_distinct_values(con):
     assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_p%'").fetchall()[0][0]
 
 
+def test_a_value_above_one_in_m_is_reported(con, caplog):
+    """m-invariance with one SA value above 1/m of the source: every row of it
+    needs a group of its own, so at least m * top - n rows are counterfeits;
+    the release says so (logger "sqlanon", WARNING), naming counts and the
+    column, never the value. Below 1/m nothing is logged."""
+    con.execute("CREATE TABLE src AS SELECT range AS id, range % 7 AS age, "
+                "CASE WHEN range < 12 THEN 'flu' ELSE ['a','b','c','d'][range % 4 + 1] END AS disease FROM range(20)")
+    with caplog.at_level(logging.WARNING, logger="sqlanon"):
+        _pub(con).release()
+    (msg,) = [r.getMessage() for r in caplog.records if r.name == "sqlanon"]
+    # 12 of 20 rows, m = 3: at least 12 groups of 3, so 16 of 36 rows counterfeit
+    assert "holds 60% of the source's rows, above 1/m = 33%" in msg and "at least 44% of the published" in msg
+    assert "'disease'" in msg and "flu" not in msg and "bucketing the SA values" in msg
+    assert con.execute("SELECT counterfeits FROM sqlanon_private.p__ledger").fetchone()[0] >= 16
+    caplog.clear()
+    con.execute("UPDATE src SET disease = ['a','b','c','d','e'][id % 5 + 1]")
+    with caplog.at_level(logging.WARNING, logger="sqlanon"):
+        _pub(con).release()
+    assert not [r for r in caplog.records if r.name == "sqlanon"]
+
+
 @pytest.mark.parametrize("change,match", [
     ("ALTER TABLE src DROP COLUMN extra", "lost column 'extra'"),
     ("ALTER TABLE src RENAME COLUMN extra TO extra2", "lost column 'extra'"),
