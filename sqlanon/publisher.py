@@ -295,8 +295,6 @@ class Publisher:
             k = self.spec.parameter
             raise SqlanonError(f"{k} = {self.m} is above the {l} distinct values of SA column {self.sa!r} in "
                                f"{self.source!r}; choose {k} <= {l}")
-        if self.spec.signatures and n and top * self.m > n:
-            self._warn_dominant(top, n)
         # (the values of the earlier releases' signatures join the count in step
         # 2, which lists them all anyway: sql/m_invariance/02_classify.sql.j2)
         if self.spec.signatures and l > MAX_SA_VALUES:
@@ -322,6 +320,8 @@ class Publisher:
             if self._exists(key) and not self._exists("ledger"):
                 raise SqlanonError(f"table {name!r} exists but project {self.project!r} has no ledger; "
                                    "drop it or choose another project name")
+        if self.spec.signatures and n and top * self.m > n:  # valid input, but the user should know
+            self._warn_dominant(top, n)
         return cols
 
     def _warn_dominant(self, top: int, n: int) -> None:
