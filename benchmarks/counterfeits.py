@@ -9,10 +9,9 @@ configuration and scores every release with the test's detectors (learned on
 half of the groups with the truth, scored on the other half): per detector
 the mean excess of its precision over the counterfeit share, and per release
 the best detector's excess against the test's limit (share + 5 points).
-Beside the test's eight it scores one more detector of the same kind,
-``type`` (a row's marital status and sex with the number of rows of that
-class in its group), and ``type_bound``: the least precision any choice of
-the counterfeits' QI could leave to it, from the release's real rows and
+For the test's ``type`` detector (married men, and how many of them a group
+has) it also computes ``type_bound``: the least precision any choice of the
+counterfeits' QI could leave to it, from the release's real rows, groups and
 counterfeit count (docs/threat_model.md, "Why relationship m = 4 cannot meet
 the limit").
 
@@ -38,46 +37,15 @@ import sqlanon
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
-from test_counterfeit_detect import MIN_BIN, TOLERANCE, _check, publish  # noqa: E402
+from test_counterfeit_detect import MIN_BIN, TOLERANCE, _check, publish, type_class  # noqa: E402
 
 OUT = HERE / "results"
 CONFIGS = [("relationship", 4), ("occupation", 5)]
-# The QI pair that carries the SA's "type" on Adult (a married man is almost
-# always a Husband): the extra detector below and the bound are over its classes.
-TYPE_QI = ("marital_status", "sex")
-
-
-def _type_class(df):
-    """K, the release's most frequent class (marital status and sex) among its
-    public QI rows, and per row whether it is of K and the number of rows of K in
-    its group (capped at 3)."""
-    cls = df[list(TYPE_QI)].astype(str).agg("/".join, axis=1)
-    k = cls.value_counts().idxmax()
-    in_k = cls == k
-    n = in_k.groupby(df["group_id"]).transform("sum").clip(upper=3)
-    return k, in_k, n
-
-
-def type_detector(df) -> tuple[float, float]:
-    """An extra detector, not one of the test's: whether the row is of class K
-    (the release's most frequent marital status and sex: on Adult, married men)
-    and, if so, how many rows of K its group has (capped at 3); learned like the
-    test's (the bin with the highest counterfeit rate on the even groups, scored
-    on the odd ones). Returns (precision, share of the scored rows flagged)."""
-    w = 1 - df["ghost"]
-    _, in_k, n = _type_class(df)
-    b = ("K#" + n.astype(str)).where(in_k, "other")
-    train = df["group_id"] % 2 == 0
-    tr = (df["cf"][train].groupby(b[train]).sum() / w[train].groupby(b[train]).sum())
-    big = w[train].groupby(b[train]).sum() >= MIN_BIN * w[train].sum()
-    best = tr[big].idxmax()
-    te = (b == best) & ~train
-    return float(df["cf"][te].sum() / w[te].sum()), float(w[te].sum() / w[~train].sum())
 
 
 def type_bound(df) -> dict:
-    """The least precision that ``type_detector`` can be held to by any choice of
-    the counterfeits' QI, given the release's real rows, its groups and its
+    """The least precision that the test's ``type`` detector can be held to by
+    any choice of the counterfeits' QI, given the release's real rows, its groups and its
     counterfeit count C (docs/threat_model.md, "Why relationship m = 4 cannot
     meet the limit"). Of the real rows of K, a group holds none (G0 groups),
     one (S) or two and more (P, counted as two). A fraction a of the
@@ -92,7 +60,7 @@ def type_bound(df) -> dict:
     infeasible (they only raise a bin's precision)."""
     w = 1 - df["ghost"]
     real = w - df["cf"]
-    _, in_k, _ = _type_class(df)
+    in_k, _ = type_class(df)
     per_group = real[in_k].groupby(df["group_id"][in_k]).sum().round()
     groups = df["group_id"].nunique()
     s1, p2 = int((per_group == 1).sum()), int((per_group >= 2).sum())
@@ -123,8 +91,7 @@ def run(sa: str, m: int, seed: int) -> list[dict]:
     for r in range(1, n + 1):
         share, res, df = _check(con, r)
         rows.append({"seed": seed, "release": r, "share": float(share),
-                     "precision": {d: float(p) for d, (p, _) in res.items()},
-                     "type": type_detector(df)[0], "type_bound": type_bound(df)})
+                     "precision": {d: float(p) for d, (p, _) in res.items()}, "type_bound": type_bound(df)})
     con.close()
     return rows
 
@@ -134,10 +101,8 @@ def summary(rows: list[dict]) -> dict:
     dets = sorted(scored[0]["precision"]) if scored else []
     excess = {d: sum(x["precision"][d] - x["share"] for x in scored) / len(scored) for d in dets}
     best = [max(x["precision"][d] - x["share"] for d in dets) for x in scored]
-    typ = [x["type"] - x["share"] for x in scored]
     bound = [x["type_bound"]["bound"] - x["share"] for x in scored]
     return {"releases": len(scored), "mean_excess": excess,
-            "type_mean": sum(typ) / len(typ) if typ else None,
             "type_bound_mean": sum(bound) / len(bound) if bound else None,
             "type_bound_min": min(bound, default=None),
             "best_mean": sum(best) / len(best) if best else None, "best_max": max(best, default=None),
@@ -176,10 +141,7 @@ def main() -> None:
         lines += [f"| {d} | {100 * v:+.1f} |" for d, v in sorted(s["mean_excess"].items(), key=lambda kv: -kv[1])]
         lines += ["", f"Best detector per release: mean {100 * s['best_mean']:+.1f}, at most "
                       f"{100 * s['best_max']:+.1f} points; {s['within_limit']} of {s['releases']} releases within "
-                      "the limit.", ""]
-        lines += [f"Extra detector `type` (not one of the test's): whether a row is of class K, the release's most "
-                  f"frequent {' and '.join(TYPE_QI)} (married men), and how many rows of K its group has: mean "
-                  f"excess {100 * s['type_mean']:+.1f} points."]
+                      "the limit."]
         lines += ["", "For any choice of the counterfeits' QI, the bin of `type` with the highest counterfeit rate "
                       "among those holding 2% of the rows is at least "
                       f"{100 * s['type_bound_mean']:+.1f} points over the share on average, and at least "

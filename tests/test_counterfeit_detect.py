@@ -16,7 +16,12 @@ a feature of a QI row computed from those tables:
 - ``agedev``: distance of the age from the group's median age;
 - ``nulls``: NULL QI values of the row; ``age``: the age itself (ranges);
 - ``pos``: position of the row inside its group in the exported file, with
-  the group's size (row order, counts).
+  the group's size (row order, counts);
+- ``type``: whether the row is of the release's most frequent class of
+  marital status and sex (married men), and if so how many rows of that class
+  its group has (a QI that shows an SA value: a group holds one Husband, so a
+  second married man is suspect; docs/threat_model.md, "Why relationship
+  m = 4 cannot meet the limit").
 
 For each feature the detector learns, on half of the groups (by group id,
 with the truth: stronger than any real adversary), the value bin with the
@@ -48,6 +53,9 @@ QI = ["age", "workclass", "education", "marital_status", "race", "sex", "native_
 # test half is scored.
 TOLERANCE = 0.05
 MIN_BIN = 0.02
+# the QI pair that shows the SA's type on Adult (a married man is nearly always
+# a Husband): the type detector's class
+TYPE_QI = ("marital_status", "sex")
 
 
 def _key(alias: str = "") -> str:
@@ -117,8 +125,18 @@ def scored_rows(con, release: int) -> pd.DataFrame:
     return df
 
 
+def type_class(df: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """Per public QI row: whether it is of class K, the release's most frequent
+    combination of TYPE_QI values among its QI rows, and the number of rows of K
+    in its group (capped at 3)."""
+    cls = df[list(TYPE_QI)].astype(str).agg("/".join, axis=1)
+    in_k = cls == cls.value_counts().idxmax()
+    return in_k, in_k.groupby(df["group_id"]).transform("sum").clip(upper=3).astype(int)
+
+
 def _bins(df: pd.DataFrame) -> dict[str, pd.Series]:
     cap = lambda s, hi: s.clip(upper=hi).astype(int)  # noqa: E731
+    in_k, n_k = type_class(df)
     return {
         "repeat": cap(df["repeat"], 4),
         "freq": cap(df["freq"], 12),
@@ -128,6 +146,7 @@ def _bins(df: pd.DataFrame) -> dict[str, pd.Series]:
         "nulls": cap(df["nulls"], 3),
         "age": (df["age"].fillna(-5) // 5).astype(int),
         "pos": df["pos"].clip(upper=8).astype(str) + "/" + df["gsize"].clip(upper=8).astype(str),
+        "type": ("K#" + n_k.astype(str)).where(in_k, "other"),
     }
 
 
@@ -160,10 +179,10 @@ def _check(con, release: int):
 @pytest.mark.parametrize("sa,m", [
     pytest.param("relationship", 4, marks=pytest.mark.xfail(
         strict=True, reason="open (issue 19 item 2), and not reachable by any choice of the counterfeits' QI: "
-        "Husband (40% > 1/m) is in every group and the QI shows it, so a detector of the same kind on marital "
-        "status and sex keeps at least +5.9 points in every release (benchmarks/counterfeits.py, type_bound); "
-        "the test's detectors see agedev 44.7%, freq 43.6% at a 37.5% share (release 1); see "
-        "docs/threat_model.md \"Why relationship m = 4 cannot meet the limit\"")),
+        "Husband (40% > 1/m) is in every group and the QI shows it (married men), so the type detector keeps at "
+        "least +5.9 points in every release (benchmarks/counterfeits.py, type_bound); release 1: type 49.4%, "
+        "agedev 44.7% at a 37.5% share; see docs/threat_model.md \"Why relationship m = 4 cannot meet the "
+        "limit\"")),
     ("occupation", 5),
 ])
 def test_no_detector_beats_the_counterfeit_share(con, sa, m):
