@@ -38,6 +38,7 @@ import sqlanon
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 from test_counterfeit_detect import MIN_BIN, TOLERANCE, _check, publish, type_class  # noqa: E402
+from _once import warn_once  # noqa: E402
 
 OUT = HERE / "results"
 CONFIGS = [("relationship", 4), ("occupation", 5)]
@@ -113,6 +114,7 @@ def summary(rows: list[dict]) -> dict:
 
 
 def main() -> None:
+    warn_once()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=8)
     args = ap.parse_args()
