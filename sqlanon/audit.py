@@ -300,7 +300,7 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
 
 def ledger_m(con: duckdb.DuckDBPyConnection, project: str) -> int | None:
     """The privacy parameter a project was published with (``m``, or ``l`` for
-    the anatomy models), read from its ledger ``sqlanon_<project>__ledger``;
+    the anatomy models), read from its ledger ``sqlanon_private.<project>__ledger``;
     None when the project has no ledger (releases made by another tool)."""
     p = Project(project)
     con = as_engine(con).con

@@ -360,7 +360,7 @@ class Publisher:
                             "again when the other one has finished")
 
     def _lock(self) -> None:
-        """Take the project's lock row: one row of ``sqlanon_<P>__lock`` that every
+        """Take the project's lock row: one row of ``sqlanon_private.<P>__lock`` that every
         release updates first thing in its transaction. DuckDB refuses a second
         transaction's update of a row that another open or since-committed
         transaction updated (a conflict, mapped to :meth:`_busy`), and two first

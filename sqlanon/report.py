@@ -24,6 +24,7 @@ import pandas as pd
 from . import __version__, display
 from .errors import SqlanonError
 from .ident import quote
+from .project import Project
 
 #: ledger columns shown in the report's table (params and source schema are shown once)
 LEDGER_COLUMNS = ["release", "made_at", "published", "groups", "counterfeits", "survivors", "new", "deleted",
@@ -85,7 +86,7 @@ class Report:
                           caption="findings per check"),
             display.table(self.per_release, caption="per release (findings at the last release they use)"),
             '<h2 id="ledger">Ledger</h2>',
-            display.table(ledger, caption=f"sqlanon_{self.project}__ledger"),
+            display.table(ledger, caption=Project(self.project).table("ledger")),
             display.pairs(self.parameters, caption="parameters"),
             f'<h2 id="checks">Checks of release {self.last_release}</h2>',
             "<p>The published groups of the last release (counterfeits included, as published): group sizes "
@@ -142,7 +143,7 @@ def build(con, project: str, *, plots: bool = True) -> Report:
     from .audit import ledger_m
 
     if ledger_m(con, project) is None:
-        raise SqlanonError(f"project {project!r} has no ledger (sqlanon_{project}__ledger) in this database: a report "
+        raise SqlanonError(f"project {project!r} has no ledger ({Project(project).table('ledger')}) in this database: a report "
                            "needs a project made by sqlanon's publisher; check the project name, or audit releases "
                            "made by another tool with sqlanon audit DB PROJECT --m M")
     pub = Publisher.open(con, project)
