@@ -171,7 +171,8 @@ def anonymize(
                 raise SqlanonError(f"QI {name!r} of table {source!r} is numeric ({cols[name]}): Mondrian cuts it at "
                                    "the median without a hierarchy; to generalize it by hierarchy cells, pass a "
                                    "view of the table with the column cast to VARCHAR")
-            entry.update(numeric=False, hier=ident.qualified(con, htab), width=len(hcols))
+            entry.update(numeric=False, hier=ident.qualified(con, htab), width=len(hcols), htab=htab,
+                         hfirst=next(iter(hcols)))
         spec.append(entry)
     if hierarchies:
         raise SqlanonError(f"hierarchy given for {sorted(hierarchies)[0]!r}, which is not a QI of {source!r}")
@@ -229,11 +230,16 @@ def anonymize(
         run("01_prepare")
         for col in spec:
             if col["hier"]:
-                missing = con.execute(f"SELECT v FROM sqlanon__mdr_dict{col['i']} WHERE lv IS NULL ORDER BY v LIMIT 1"
-                                      ).fetchall()
+                # (a count, not the values: an error message never echoes data; issue 19)
+                missing = con.execute(f"SELECT count(*) FROM sqlanon__mdr_dict{col['i']} WHERE lv IS NULL"
+                                      ).fetchall()[0][0]
                 if missing:
-                    raise SqlanonError(f"value {missing[0][0]!r} of QI {qi[col['i']]!r} is not in its hierarchy; "
-                                       "add it to the hierarchy table")
+                    name = qi[col["i"]]
+                    raise SqlanonError(
+                        f"{missing} distinct value(s) of QI {name!r} of table {source!r} are not in its hierarchy "
+                        f"{col['htab']!r}; add them to its column {col['hfirst']!r}. List them with: SELECT DISTINCT "
+                        f"{ident.quote(name)} FROM {ident.qualified(con, source)} WHERE {ident.quote(name)} NOT IN "
+                        f"(SELECT {ident.quote(col['hfirst'])} FROM {col['hier']})")
         for col, nd in con.execute("SELECT dim, nd FROM sqlanon__mdr_dom ORDER BY dim").fetchall():
             spec[col]["bits"] = not spec[col]["numeric"] and nd <= 62  # distinct values as bits of a BIGINT
         if ctx["recursive"]:  # every level of the partition tree in one recursive statement

@@ -197,8 +197,11 @@ def test_hierarchy(con):
     assert con.execute("SELECT DISTINCT q0 FROM o ORDER BY 1").fetchall() == [("ab",), ("cd",)]
     assert r.k == 4
     con.execute("DELETE FROM h WHERE v = 'd'")
-    with pytest.raises(SqlanonError, match="'d'.*not in its hierarchy"):
+    with pytest.raises(SqlanonError, match="1 distinct value.*of QI 'q0'.*not in its hierarchy 'h'") as exc:
         anonymize(con, "t", qi=["q0"], k=4, hierarchies={"q0": "h"}, output="o3")
+    assert "'d'" not in str(exc.value)  # counts and names only, never a data value (issue 19)
+    listed = str(exc.value).split("List them with: ")[1]
+    assert con.execute(listed).fetchall() == [("d",)]  # the query the message gives finds the value
     assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o3'").fetchall()[0][0]
 
 
