@@ -188,6 +188,16 @@ def anonymize(
         if nn:
             raise SqlanonError(f"column {col!r} of table {source!r} has {nn} NULL values; Mondrian needs complete "
                                "rows: filter them out (WHERE ... IS NOT NULL) or impute them first")
+    # floating-point QI: NaN and infinities have no median and no extent (NCP NaN)
+    floats = [c for c in qi if cols[c].upper() in ("FLOAT", "DOUBLE")]
+    if floats:
+        bad = con.execute("SELECT " + ", ".join(f"count(*) FILTER (WHERE NOT isfinite({ident.quote(c)}))"
+                                                for c in floats)
+                          + f" FROM {ident.qualified(con, source)}").fetchall()[0]
+        for col, nb in zip(floats, bad):
+            if nb:
+                raise SqlanonError(f"column {col!r} of table {source!r} has {nb} NaN or infinite values; Mondrian "
+                                   "cuts at medians of finite numbers: filter them out (WHERE isfinite(...)) first")
     if n_rows < k:
         raise SqlanonError(f"table {source!r} has {n_rows} rows, fewer than k = {k}: it cannot be k-anonymous")
     if l is not None and int(nulls[-1]) < l:

@@ -108,6 +108,20 @@ def test_integer_qi_at_its_type_range(con, typ, lo, hi, model):
     assert r1.published >= 100 and r2.release == 2 and 0 <= r2.ncp <= 100
 
 
+@pytest.mark.parametrize("model", ["m-invariance", "anatomy", "generalized"])
+def test_nan_and_infinite_qi_are_refused_with_the_fix(con, model):
+    # a DOUBLE QI with NaN and infinities: max - min is NaN, so NCP and the
+    # generalized ranges were NaN; now a clear error, and the hint it gives works
+    _src(con, q_sql="CASE WHEN range % 7 = 0 THEN 'nan'::DOUBLE WHEN range % 11 = 0 THEN '-inf'::DOUBLE "
+                    "ELSE (range % 50)::DOUBLE END")
+    kw = {"anatomy": {"model": "anatomy", "l": 3}, "generalized": {"output": "generalized"}}.get(model, {})
+    msg = unchanged(con, lambda: _pub(con, **kw).release(), r"has 67 rows with NaN or an infinity in QI column 'q'")
+    assert "-inf" not in msg and "id " not in msg  # a count and a column, not values or ids
+    con.execute('UPDATE src SET q = NULL WHERE NOT isfinite(q)')  # the fix the message names
+    r = _pub(con, **kw).release()
+    assert r.published >= 300 - 67 and 0 <= r.ncp <= 100
+
+
 def test_schema_qualified_source(con):
     _src(con)  # main.src: 300 rows, not the one to read
     con.execute("CREATE SCHEMA s")

@@ -205,6 +205,17 @@ def test_hierarchy(con):
     assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o3'").fetchall()[0][0]
 
 
+def test_nan_and_infinite_qi_are_refused(con):
+    con.execute("CREATE TABLE nf AS SELECT range AS id, CASE WHEN range % 7 = 0 THEN 'nan'::DOUBLE "
+                "WHEN range % 11 = 0 THEN 'inf'::DOUBLE ELSE (range % 50)::DOUBLE END AS q FROM range(600)")
+    with pytest.raises(SqlanonError, match="column 'q' of table 'nf' has 133 NaN or infinite values"):
+        anonymize(con, "nf", qi=["q"], k=5, output="o_nf", keep=["id"])
+    assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o_nf'").fetchall()[0][0]
+    con.execute("DELETE FROM nf WHERE NOT isfinite(q)")
+    r = anonymize(con, "nf", qi=["q"], k=5, output="o_nf", keep=["id"])
+    assert 0 <= r.ncp <= 100
+
+
 def test_bad_input(con):
     _table(con, "t", [(1, "x"), (2, "y")], ["INTEGER"])
     with pytest.raises(SqlanonError, match="'nope' is not a column of table 't'"):
