@@ -255,7 +255,11 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
             missing = [o for o, v in (("--source", source), ("--id", id_col), ("--qi", qi), ("--sa", sa), param)
                        if v is None]
             if missing:
-                raise SqlanonError(f"the first release of project {project!r} needs {', '.join(missing)}")
+                hint = ""
+                if param[1] is None and l is not None and spec.parameter != "l":
+                    hint = (f" (--l is the parameter of the anatomy models; model {spec.name!r} takes "
+                            f"--{spec.parameter}: give --{spec.parameter} {l}, or --model dynamic-anatomy)")
+                raise SqlanonError(f"the first release of project {project!r} needs {', '.join(missing)}{hint}")
             pub = Publisher(con, project, source=source, id=id_col, qi=qi_list, sa=sa, model=spec.name,
                             output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir, **params)
         result = pub.release()
