@@ -16,6 +16,10 @@ import duckdb
 from .errors import SqlanonError
 
 _PROJECT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
+#: DuckDB's integer and floating-point type names, as table_columns reports them
+INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
+                 "UHUGEINT")
+FLOAT_TYPES = ("FLOAT", "DOUBLE")
 
 
 def quote(name: str) -> str:

@@ -30,16 +30,13 @@ import duckdb
 from . import __version__, templates
 from .engine import as_engine
 from .errors import SqlanonError
-from .ident import quote
+from .ident import FLOAT_TYPES, INTEGER_TYPES, quote
 from .models import MODELS, OUTPUTS
 from .project import PRIVATE_SCHEMA, Project
 
 MAX_SA_VALUES = 128
 QI_RESERVED = ("release", "group_id", "is_counterfeit")
 SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
-_INTEGER = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
-            "UHUGEINT")
-_FLOAT = ("FLOAT", "DOUBLE", "REAL", "FLOAT4", "FLOAT8")
 # the release gate's templates, temporary tables and view (sql/_gate/); a model adds its own
 _GATE = ("_gate/presence.sql.j2", "_gate/gate.sql.j2")
 _TEMPS = ("gdiff", "gnew")
@@ -261,10 +258,10 @@ class Publisher:
         # one scan for all data checks and the source digest behind the ledger's
         # fingerprint (run inside the release's transaction, so it is the source the
         # release reads; _fingerprint keys it)
-        int_id = cols[self.id].upper() in _INTEGER
+        int_id = cols[self.id].upper() in INTEGER_TYPES
         # floating-point QI: NaN and infinities have no extent (max - min is NaN),
         # so NCP and the generalized ranges would be NaN
-        floats = [c for c in self.qi if cols[c].upper() in _FLOAT]
+        floats = [c for c in self.qi if cols[c].upper() in FLOAT_TYPES]
         null_id, null_sa, self._digest, n, lo, hi, *nonfinite = self._q(
             f"SELECT count(*) FILTER (WHERE {i} IS NULL), "
             f"count(*) FILTER (WHERE {s} IS NULL), "

@@ -20,8 +20,7 @@ import duckdb
 from . import ident, templates
 from .errors import SqlanonError
 
-_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-            "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE")
+_NUMERIC = ident.INTEGER_TYPES + ident.FLOAT_TYPES
 
 
 @dataclass
@@ -177,10 +176,13 @@ def anonymize(
     if hierarchies:
         raise SqlanonError(f"hierarchy given for {sorted(hierarchies)[0]!r}, which is not a QI of {source!r}")
 
-    # NULLs: a Mondrian cut has no place for them (drop or impute such rows first).
+    # NULLs: a Mondrian cut has no place for them (drop or impute such rows first);
+    # nor for NaN and infinities in a floating-point QI (no median, NCP NaN)
     checked = qi + ([sa] if sa is not None else [])
+    floats = [c for c in qi if cols[c].upper() in ident.FLOAT_TYPES]
     nulls = con.execute(
         "SELECT count(*), " + ", ".join(f"count(*) FILTER ({ident.quote(x)} IS NULL)" for x in checked)
+        + "".join(f", count(*) FILTER (WHERE NOT isfinite({ident.quote(c)}))" for c in floats)
         + (f", count(DISTINCT {ident.quote(sa)})" if sa is not None else "")
         + f" FROM {ident.qualified(con, source)}").fetchall()[0]
     n_rows = int(nulls[0])
@@ -188,16 +190,10 @@ def anonymize(
         if nn:
             raise SqlanonError(f"column {col!r} of table {source!r} has {nn} NULL values; Mondrian needs complete "
                                "rows: filter them out (WHERE ... IS NOT NULL) or impute them first")
-    # floating-point QI: NaN and infinities have no median and no extent (NCP NaN)
-    floats = [c for c in qi if cols[c].upper() in ("FLOAT", "DOUBLE")]
-    if floats:
-        bad = con.execute("SELECT " + ", ".join(f"count(*) FILTER (WHERE NOT isfinite({ident.quote(c)}))"
-                                                for c in floats)
-                          + f" FROM {ident.qualified(con, source)}").fetchall()[0]
-        for col, nb in zip(floats, bad):
-            if nb:
-                raise SqlanonError(f"column {col!r} of table {source!r} has {nb} NaN or infinite values; Mondrian "
-                                   "cuts at medians of finite numbers: filter them out (WHERE isfinite(...)) first")
+    for col, nb in zip(floats, nulls[1 + len(checked):]):
+        if nb:
+            raise SqlanonError(f"column {col!r} of table {source!r} has {nb} NaN or infinite values; Mondrian "
+                               "cuts at medians of finite numbers: filter them out (WHERE isfinite(...)) first")
     if n_rows < k:
         raise SqlanonError(f"table {source!r} has {n_rows} rows, fewer than k = {k}: it cannot be k-anonymous")
     if l is not None and int(nulls[-1]) < l:
