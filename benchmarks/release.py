@@ -653,8 +653,6 @@ def write_md(d: dict) -> None:
           "the method's counterfeits over the 7 releases) / (the same for random).\n",
           "| SA, m | optimal (held) | counterfeit-only | random | random failed | optimal-unsafe (held) | reduction vs random |",
           "|---|---|---|---|---|---|---|"]
-    spread = ["\nTotal counterfeits over the 7 releases, per seed (how much each method moves with the "
-              "sample and, for random, its draw):\n", "| SA, m | optimal | random | optimal-unsafe |", "|---|---|---|---|"]
 
     def fmt(xs):
         return ", ".join(str(round(v)) for v in xs) if xs else "n/a"
@@ -669,19 +667,11 @@ def write_md(d: dict) -> None:
                   else "n/a")
         L.append(f"| {r['sa']}, {r['m']} | {fmt(r['optimal'])} ({fmt(r['optimal_held'])}) | {fmt(r['counterfeit'])} | "
                  f"{fmt(r['random'])} | {r['random_failed_seeds']} | {unsafe} | {red} |")
-        if r.get("random_seed_totals"):
-            spread.append(f"| {r['sa']}, {r['m']} | " + " | ".join(
-                ", ".join(f"{v:,}" for v in r.get(k + "_seed_totals") or []) or "n/a"
-                for k in ("optimal", "random", "optimal-unsafe")) + " |")
-    L += spread if len(spread) > 3 else []
-    ncp = ["\nNCP (%, seed 003 eq. 4-6, of the release's groups; mean over the seeds) in each release:\n",
-           "| SA, m | optimal | counterfeit-only | random | optimal-unsafe |", "|---|---|---|---|---|"]
-    for r in d["seed000"]:
-        if r.get("optimal_ncp"):
-            ncp.append(f"| {r['sa']}, {r['m']} | " + " | ".join(
-                ", ".join(f"{v:.1f}" for v in r.get(k + "_ncp") or []) or "n/a"
-                for k in ("optimal", "counterfeit", "random", "optimal-unsafe")) + " |")
-    L += ncp if len(ncp) > 3 else []
+    L += _per_method(d["seed000"], "_seed_totals", ("optimal", "random", "optimal-unsafe"), "{:,}",
+                     "Total counterfeits over the 7 releases, per seed (how much each method moves with the "
+                     "sample and, for random, its draw):")
+    L += _per_method(d["seed000"], "_ncp", ("optimal", "counterfeit", "random", "optimal-unsafe"), "{:.1f}",
+                     "NCP (%, seed 003 eq. 4-6, of the release's groups; mean over the seeds) in each release:")
     red = ", ".join(f"{r['reduction_optimal_pct']:.0f}%" for r in d["seed000"] if r.get("reduction_optimal_pct") is not None)
     L += ["\nPaper (seed 000 Fig. 7): reductions of 8%, 41%, 31%, 37% (occupation m=7, 8; relationship m=3, 4) for "
           f"additions-only against [14]; ours: {red}. Since the release gate (docs/threat_model.md), `optimal` is the "
@@ -703,6 +693,18 @@ def write_md(d: dict) -> None:
     if "churn" in d:
         L += churn_md(d["churn"])
     (OUT / "release.md").write_text("\n".join(L))
+
+
+def _per_method(rows: list[dict], key: str, methods: tuple[str, ...], num: str, title: str) -> list[str]:
+    """A seed 000 table of one list per (SA, m) and method (``<method><key>``,
+    numbers formatted by ``num``); nothing when the results predate the key."""
+    if not rows or not rows[0].get(methods[0] + key):
+        return []
+    names = {"counterfeit": "counterfeit-only"}
+    out = ["\n" + title + "\n", "| SA, m | " + " | ".join(names.get(k, k) for k in methods) + " |",
+           "|---" * (len(methods) + 1) + "|"]
+    return out + [f"| {r['sa']}, {r['m']} | " + " | ".join(
+        ", ".join(num.format(v) for v in r.get(k + key) or []) or "n/a" for k in methods) + " |" for r in rows]
 
 
 def churn_md(c: dict) -> list[str]:
