@@ -11,8 +11,8 @@ For every person and every release r in which it is in the source:
 - candidates(r) = union of the SA values of every group whose published QI
   matches the person's QI (exact tuple in the QI table; or every generalized
   range/set containing it, a NULL QI value matching any box); if no group
-  matches, the values held back in r (persons in the source whose current
-  value is not published);
+  matches, the values held back in r (persons in the source published
+  nowhere; one published with an earlier value looks present);
 - for every start release s <= r (releases where the person is absent are
   skipped), the intersection of candidates over the person's releases in
   [s, r]; a finding is any such intersection with 1..m-1 values.
@@ -139,22 +139,24 @@ class _BoxIndex:
         return np.flatnonzero(ok)
 
 
-def attack(con, project: str, sources: list[dict], *, qi: list[str], sa: str, m: int,
-           output: str = "anatomy", numeric: list[bool] | None = None) -> list[Finding]:
-    """``sources[r - 1]`` = {id: (qi tuple, true sa)} of the source at release r."""
+def candidates(con, project: str, sources: list[dict], *, qi: list[str], sa: str,
+               output: str = "anatomy", numeric: list[bool] | None = None) -> dict:
+    """{(id, r): candidate values} for every person in the source at release r
+    (``sources[r - 1]`` = {id: (qi tuple, true sa)})."""
     numeric = numeric or [False] * len(qi)
     q = lambda n: '"' + n.replace('"', '""') + '"'  # noqa: E731
     cands: dict = {}  # (id, r) -> frozenset
     for r, src in enumerate(sources, 1):
         groups = [((kind, _parse_box(key, numeric) if kind == "box" else key), sig)
                   for (kind, key), sig in _published(con, project, r, output, qi, sa)]
-        # held back: in the source, its current value not published (not
-        # published at all, or published with an earlier value: dynamic
-        # Anatomy's SVM rule suppresses an updated person's new version)
-        published = {row[0]: row[1] for row in con.execute(
-            f"SELECT id, {q(sa)} FROM sqlanon_private.{q(project + '_membership')} "
+        # held back: in the source and published nowhere. A person published
+        # with an earlier value (dynamic Anatomy's SVM rule, sliced-bucket's
+        # held-over update) looks present: the adversary does not know who was
+        # updated, so its current value is not among the values held back
+        published = {row[0] for row in con.execute(
+            f"SELECT id FROM sqlanon_private.{q(project + '_membership')} "
             "WHERE release = ? AND NOT is_counterfeit", [r]).fetchall()}
-        held = frozenset(v for pid, (_, v) in src.items() if published.get(pid, object()) != v)
+        held = frozenset(v for pid, (_, v) in src.items() if pid not in published)
         boxes = _BoxIndex(groups, numeric) if output == "generalized" else None
         by_tuple: dict = {}  # the candidates depend on the QI tuple only
         for pid, (t, _) in src.items():
@@ -167,6 +169,13 @@ def attack(con, project: str, sources: list[dict], *, qi: list[str], sa: str, m:
                     c |= groups[i][1]
                 by_tuple[t] = frozenset(c) if matched else None
             cands[pid, r] = held if by_tuple[t] is None else by_tuple[t]
+    return cands
+
+
+def attack(con, project: str, sources: list[dict], *, qi: list[str], sa: str, m: int,
+           output: str = "anatomy", numeric: list[bool] | None = None) -> list[Finding]:
+    """``sources[r - 1]`` = {id: (qi tuple, true sa)} of the source at release r."""
+    cands = candidates(con, project, sources, qi=qi, sa=sa, output=output, numeric=numeric)
     findings = []
     ids = {pid for src in sources for pid in src}
     for pid in ids:
@@ -181,4 +190,28 @@ def attack(con, project: str, sources: list[dict], *, qi: list[str], sa: str, m:
                         had.add(sources[t - 1][pid][1])
                 if inter and len(inter) < m:
                     findings.append(Finding(pid, s, r, inter, bool(inter & had)))
+    return findings
+
+
+def collusion(con, project: str, sources: list[dict], *, qi: list[str], sa: str, m: int,
+              output: str = "anatomy", numeric: list[bool] | None = None) -> list[Finding]:
+    """Seed 003's collusion attack, generalised: the adversary suspects a person
+    went back to a value it had before, so it intersects the candidates of any
+    set of the person's releases, not only of a run of consecutive ones (a
+    finding's ``start`` is the set's first release, ``release`` its last; the
+    set itself is not kept). Brute force over all subsets: small histories."""
+    from itertools import combinations
+
+    cands = candidates(con, project, sources, qi=qi, sa=sa, output=output, numeric=numeric)
+    findings = []
+    for pid in {pid for src in sources for pid in src}:
+        present = [r for r, src in enumerate(sources, 1) if pid in src]
+        seen = set()
+        for k in range(2, len(present) + 1):
+            for rs in combinations(present, k):
+                inter = frozenset.intersection(*(cands[pid, r] for r in rs))
+                if inter and len(inter) < m and inter not in seen:
+                    seen.add(inter)
+                    had = {sources[r - 1][pid][1] for r in rs}
+                    findings.append(Finding(pid, rs[0], rs[-1], inter, bool(inter & had)))
     return findings

@@ -18,6 +18,7 @@ CONFIGS = [  # name, Publisher keywords, step 8's ROWID_SORT_MIN_ROWS (None: def
     ("minv_random", dict(model="m-invariance", m=3, eligibility="random"), None),
     ("dyn", dict(model="dynamic-anatomy", l=3), None),
     ("static", dict(model="anatomy", l=3), None),
+    ("sliced", dict(model="sliced-bucket", m=3), None),
     ("unprotected", dict(model="unprotected", m=3), None),
 ]
 QI = ["age", "city", "code"]

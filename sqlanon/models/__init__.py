@@ -14,7 +14,7 @@ from importlib import import_module
 
 from .base import OUTPUTS, Model, Parameter
 
-_MODULES = ("m_invariance", "anatomy", "dynamic_anatomy", "unprotected")  # the registry line
+_MODULES = ("m_invariance", "anatomy", "dynamic_anatomy", "sliced_bucket", "unprotected")  # the registry line
 
 MODELS: dict[str, Model] = {mod.MODEL.name: mod.MODEL for mod in (import_module(f"{__name__}.{n}") for n in _MODULES)}
 

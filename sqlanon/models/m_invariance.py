@@ -42,21 +42,21 @@ def _check_eligibility(method):
     return method
 
 
-def plan(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
-    """Eligibility plan of the pool: Python sees one count per SA value."""
-    T, m, method = ctx["T"], pub.m, pub.values["eligibility"]
-    counts = pub._q(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
-    # step 8's two ways to rank rows within a value (same result): a window for
-    # small pools, a sort of the key columns read back by rowid for large ones
-    ctx["sort_by_rowid"] = sum(int(n) for _, n in counts) >= ROWID_SORT_MIN_ROWS
-    # that path reads the rows' groups in one branch per thread (a UNION ALL:
-    # DuckDB runs the branches at once; one branch would run on one thread)
+def step8_context(pub, ctx: dict, rows: int) -> None:
+    """Step 8's two ways to rank rows within a value (same result): a window for
+    small pools, a sort of the key columns read back by rowid for large ones;
+    that path reads the rows' groups in one branch per thread (a UNION ALL:
+    DuckDB runs the branches at once; one branch would run on one thread)."""
+    ctx["sort_by_rowid"] = rows >= ROWID_SORT_MIN_ROWS
     ctx["step8_branches"] = STEP8_BRANCHES or max(1, min(8, int(pub.engine.setting("threads"))))
-    pub.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[pub.sa]}, delta BIGINT)")
-    if not counts:
-        return
-    values = [v for v, _ in counts]
-    c = [int(n) for _, n in counts]
+
+
+def plan_rows(pub, T: dict, values: list, c: list[int], method: str, params: dict) -> list[tuple]:
+    """The plan of a pool with SA values ``values`` and counts ``c`` (all > 0):
+    (value, delta) rows, delta > 0 counterfeits, delta < 0 rows held back."""
+    m = pub.m
+    if not values:
+        return []
     absent = []
     if method == "random" or len(values) < m:
         # the SA values the project knows that this pool lacks (seeded order)
@@ -80,7 +80,16 @@ def plan(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
     else:
         target = _eligibility.targets(c, m, ELIGIBILITY[method])
         rows = [(v, t - n) for v, n, t in zip(values, c, target)]
-    rows = [r for r in rows if r[1] != 0]
+    return [r for r in rows if r[1] != 0]
+
+
+def plan(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
+    """Eligibility plan of the pool: Python sees one count per SA value."""
+    T = ctx["T"]
+    counts = pub._q(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
+    step8_context(pub, ctx, sum(int(n) for _, n in counts))
+    pub.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[pub.sa]}, delta BIGINT)")
+    rows = plan_rows(pub, T, [v for v, _ in counts], [int(n) for _, n in counts], pub.values["eligibility"], params)
     if rows:
         pub.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
 
@@ -117,7 +126,7 @@ MODEL = MInvariance(
         Parameter("eligibility", "method of the eligibility plan: optimal, counterfeit, random or optimal-unsafe",
                   _check_eligibility, default="optimal", example="optimal", type=str),
     ),
-    context={"mask_qi": ()},  # set by the hook before step 7
+    context={"mask_qi": (), "sliced": False},  # mask_qi: set by the hook before step 7
     hooks={"07_eligible": before_eligible},
     temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "newg", "ext", "hist",
            "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq"),

@@ -1,0 +1,150 @@
+"""(tau, m)-slicedBucket (Khan et al., Trans Emerging Tel Tech 2022, seed 003):
+m-invariant releases that fill buckets with real records held back in a
+Cach instead of counterfeits, and keep a person's signatures equal or disjoint
+over its whole history (the Del/Upd rule of Algorithm 4). Templates
+sql/sliced_bucket/ (m-invariance's steps with their ``sliced`` branches, plus
+step 6h, holdovers); decisions and measurements in docs/sliced_bucket.md.
+
+Parameters: ``m`` (the privacy parameter, as m-invariance), ``tau`` (a person
+is held back in at most tau releases before it is published; seed 003 leaves
+tau undefined, docs/sliced_bucket.md says why we read it so) and ``cach`` (how
+many persons of each SA value the Cach keeps; Algorithm 2 keeps one).
+"""
+
+from __future__ import annotations
+
+from .. import eligibility as _eligibility
+from ..errors import SqlanonError
+from ..ident import require_m
+from . import m_invariance as _mi
+from .base import Model, Parameter
+
+
+def _count(v, name: str, low: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < low:
+        raise SqlanonError(f"model 'sliced-bucket': {name} must be an integer >= {low}, got {v!r}")
+    return v
+
+
+def additions(c: list[int], m: int) -> int:
+    """Counterfeits Algorithm 1 adds to make counts ``c`` m-eligible (zeros are
+    values without a row; fewer than m values with rows get counterfeits of
+    other values, as m-invariance's plan does).
+
+    >>> additions([3, 3, 3], 3), additions([5, 1, 1], 3), additions([2, 1], 3), additions([], 3)
+    (0, 8, 3, 0)
+    """
+    nz = [x for x in c if x > 0]
+    if not nz:
+        return 0
+    if len(nz) < m:
+        return sum(_eligibility.targets(nz + [1] * (m - len(nz)), m, "counterfeit")) - sum(nz)
+    return max(0, m * max(nz) - sum(nz))
+
+
+def cach(c: list[int], reserved: list[int], room: list[int], m: int) -> list[int]:
+    """How many persons of each SA value step 7 holds back (the Cach), from the
+    pool's counts ``c``: at least the ``reserved`` ones (step 3r; all zero when
+    the Cach cannot cover every value), at most ``room`` (the lone persons:
+    not held back in tau releases already, a QI tuple of their own), and an
+    m-eligible set (a held person's absence then
+    tells at most 1/m of a value: docs/sliced_bucket.md). Among such sets, the
+    one that leaves the fewest counterfeits for the published rest, then the
+    smallest: seed 003 caches the last records that cannot form a group with
+    the others instead of adding counterfeits (Algorithm 6).
+
+    >>> cach([10, 10, 10, 10], [1, 1, 1, 1], [10, 10, 10, 10], m=3)  # the reserve only
+    [1, 1, 1, 1]
+    >>> cach([6, 6, 1, 1, 1], [1, 1, 1, 1, 1], [6, 6, 1, 1, 1], m=3)  # the reserve alone: 5 counterfeits, this: 3
+    [3, 3, 1, 1, 1]
+    >>> cach([9, 1, 1, 1], [1, 1, 1, 1], [9, 1, 1, 1], m=3)  # holding more of 9 is not m-eligible
+    [1, 1, 1, 1]
+    >>> cach([9, 1, 1, 1], [0, 0, 0, 0], [9, 1, 1, 1], m=3)  # no reserve: nothing is held
+    [0, 0, 0, 0]
+    """
+    if not any(reserved):
+        return [0] * len(c)
+    # holding back an m-eligible set never lowers the counterfeits below those
+    # of the whole pool (docs/threat_model.md, "Absence"), so the reserve alone
+    # is the answer when it costs none
+    least = additions(c, m)
+    if m * max(reserved) <= sum(reserved) and additions([n - r_ for n, r_ in zip(c, reserved)], m) <= least:
+        return list(reserved)
+    best = None
+    for t in range(max(c), -1, -1):
+        # publish at most t of each value; the rest (and the reserve) is held
+        h = [min(r_, max(res, n - t)) for n, r_, res in zip(c, room, reserved)]
+        # an m-eligible held set: add persons of other values while one value is
+        # above |H|/m (the values with most room first)
+        while sum(h) and m * max(h) > sum(h):
+            spare = [(r_ - x, i) for i, (x, r_) in enumerate(zip(h, room)) if r_ > x and x < max(h)]
+            if not spare:
+                break
+            h[max(spare)[1]] += 1
+        if sum(h) and m * max(h) > sum(h):
+            continue
+        key = (additions([n - x for n, x in zip(c, h)], m), sum(h))
+        if best is None or key < best[0]:
+            best = (key, h)
+    return best[1] if best else [0] * len(c)
+
+
+def reserve(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
+    """Before step 3r: its parameters."""
+    params["tau"] = pub.values["tau"]
+
+
+def plan(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
+    """Before step 7: the Cach and the counterfeits of the pool (per SA value:
+    the count, the reserved and the lone persons), then m-invariance's QI value
+    lists."""
+    T = ctx["T"]
+    counts = pub._q(f"SELECT sqlanon__sa, count(*), "
+                    f"count(*) FILTER (WHERE sqlanon__id IN (SELECT sqlanon__id FROM {T['resv']})), "
+                    f"count(*) FILTER (WHERE sqlanon__id IN (SELECT sqlanon__id FROM {T['lone']})) "
+                    f"FROM {T['pool']} GROUP BY 1 ORDER BY 1")
+    _mi.step8_context(pub, ctx, sum(int(r[1]) for r in counts))
+    pub.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[pub.sa]}, delta BIGINT)")
+    values = [r[0] for r in counts]
+    c = [int(r[1]) for r in counts]
+    room = [int(r[3]) for r in counts]
+    # the Cach to keep: up to `cach` lone persons per value, when step 3r
+    # reserved one of every value (the Cach then covers them all)
+    covered = any(int(r[2]) for r in counts)
+    keep = [min(pub.values["cach"], x) if covered else 0 for x in room]
+    while sum(keep) and pub.m * max(keep) > sum(keep) and max(keep) > 1:
+        keep[keep.index(max(keep))] -= 1  # an m-eligible Cach: trim the largest, never below one
+    if sum(keep) and pub.m * max(keep) > sum(keep):
+        keep = [0] * len(keep)  # fewer values than m: no Cach
+    h = cach(c, keep, room, pub.m)
+    rest = [(v, n - x) for v, n, x in zip(values, c, h) if n - x > 0]
+    adds = _mi.plan_rows(pub, T, [v for v, _ in rest], [n for _, n in rest], "counterfeit", params)
+    rows = [(v, -x) for v, x in zip(values, h) if x] + adds
+    if rows:
+        pub.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
+    _mi.domains(pub, ctx)
+
+
+MODEL = Model(
+    name="sliced-bucket",
+    pipeline="sliced_bucket",
+    summary="(tau, m)-slicedBucket: m-invariance filled from a Cach of held-back real records (seed 003)",
+    parameters=(
+        Parameter("m", "every group holds m distinct SA values; a person's signatures are equal or disjoint",
+                  lambda v: require_m(v, name="m")),
+        Parameter("tau", "a person is held back in at most tau releases before it is published",
+                  lambda v: _count(v, "tau", 1), default=3, example="3"),
+        Parameter("cach", "persons of each SA value the Cach keeps for later vacancies (seed 003 Algorithm 2: 1)",
+                  lambda v: _count(v, "cach", 0), default=3, example="3"),
+    ),
+    # the anatomy form only: an update moves a person to a disjoint signature,
+    # which the release gate's test for generalized boxes (the exact-QI
+    # intersection from the first release holds m values) refuses
+    outputs=("anatomy",),
+    context={"mask_qi": (), "sliced": True},
+    hooks={"03_reserve": reserve, "07_eligible": plan},
+    temps=_mi.MODEL.temps + ("mv", "stale", "lone", "resv", "hold", "hfill", "aged"),
+    temp_views=_mi.MODEL.temp_views,
+    state=("groups",),
+    signatures=True,
+)
