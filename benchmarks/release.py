@@ -50,6 +50,7 @@ import sqlanon
 from sqlanon import Publisher
 from sqlanon.datasets import load_adult
 
+import _seed003
 from _once import warn_once
 
 OUT = Path(__file__).resolve().parent / "results"
@@ -378,39 +379,13 @@ def _seed003_once(releases: int, seed: int, audit: bool, states: dict | None = N
     """Seed 003 protocol; the source is edited with set-based SQL between releases.
     ``states``: release -> file to save the database to just before that release."""
     con = sqlanon.connect()
-    load_adult(con, "pool", part="both", complete=True)
-    n_pool = con.execute("SELECT count(*) FROM pool").fetchall()[0][0]
-    con.execute("CREATE TABLE src AS SELECT * FROM pool WHERE hash(id, $s) % 45222 < 30000 ORDER BY id", {"s": seed})
-    con.execute("CREATE TABLE gone AS SELECT * FROM src LIMIT 0")
-    con.execute("CREATE TABLE used AS SELECT id FROM src")
-    next_id = n_pool + 1
+    n_pool, next_id = _seed003.start(con, seed)
     ob = order_by_time(con, "src", QI7 + ["occupation"])
     pub = Publisher(con, "s3", source="src", id="id", qi=QI7, sa="occupation", m=5, seed=seed)
     out = []
     for r in range(1, releases + 1):
         if r > 1:
-            p = {"s": seed, "r": r}
-            # re-insert 1,000 persons deleted earlier
-            con.execute("INSERT INTO src SELECT * FROM gone ORDER BY hash(id, $s, $r) LIMIT 1000", p)
-            con.execute("DELETE FROM gone WHERE id IN (SELECT id FROM src)")
-            # delete ~3,500
-            con.execute("INSERT INTO gone SELECT * FROM src ORDER BY hash(id, $s, $r, 'd') LIMIT 3500", p)
-            con.execute("DELETE FROM src WHERE id IN (SELECT id FROM gone)")
-            # update 1,000 (new occupation drawn from the domain)
-            con.execute("""UPDATE src SET occupation = (SELECT list(DISTINCT occupation ORDER BY occupation) FROM pool)
-                           [(hash(id, $s, $r, 'v') % 14 + 1)::INTEGER]
-                           WHERE id IN (SELECT id FROM src ORDER BY hash(id, $s, $r, 'u') LIMIT 1000)""", p)
-            # insert 4,000: unused Adult rows first, then fresh ids with a sampled Adult row's values
-            con.execute("""INSERT INTO src SELECT * FROM pool WHERE id NOT IN (SELECT id FROM used)
-                           ORDER BY hash(id, $s, $r, 'i') LIMIT 4000""", p)
-            k = 4000 - con.execute("SELECT count(*) FROM src WHERE id NOT IN (SELECT id FROM used)").fetchall()[0][0]
-            if k > 0:
-                con.execute(f"""INSERT INTO src SELECT * EXCLUDE (j) REPLACE ($nid + row_number() OVER (ORDER BY id, j) - 1 AS id)
-                               FROM (SELECT p.*, j FROM range($k) AS t(j) JOIN pool AS p
-                                     ON p.id = (hash(j, $s, $r, 'x') % {n_pool} + 1)::BIGINT)""",
-                            {"nid": next_id, "k": k, "s": seed, "r": r})
-                next_id += k
-            con.execute("INSERT INTO used SELECT id FROM src WHERE id NOT IN (SELECT id FROM used)")
+            next_id = _seed003.edit(con, r, seed, n_pool, next_id)
             ob = order_by_time(con, "src", QI7 + ["occupation"])
         if states and r in states:
             _copy_database(con, states[r], save=True)
