@@ -86,6 +86,8 @@ def cach(c: list[int], reserved: list[int], room: list[int], m: int) -> list[int
         key = (additions([n - x for n, x in zip(c, h)], m), sum(h))
         if best is None or key < best[0]:
             best = (key, h)
+        if key[0] <= least:
+            break  # no held set does better; lower caps only hold more
     return best[1] if best else [0] * len(c)
 
 
