@@ -73,7 +73,8 @@ def release_html(result) -> str:
     d = asdict(result)
     if d.get("dl") is None:  # m-invariance: the anatomy models' columns say nothing
         d.pop("dl")
-        d.pop("suppressed")
+        if not d["suppressed"]:  # (sliced-bucket: its updates held over)
+            d.pop("suppressed")
     note = ""
     if result.unsafe_baseline:
         note = '<p class="sqlanon-unsafe">unsafe baseline: releases of this model can be compared to narrow persons</p>'

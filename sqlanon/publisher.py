@@ -62,7 +62,9 @@ class ReleaseResult:
     Anatomy models: ``held`` = |HD| (rows published with their previous tuple,
     data holding), ``suppressed`` = |SP| (source rows whose current version is
     not published) and ``dl`` = the penalty DL of seed 004 eq. 1-2; ``dl`` is
-    None for m-invariance. ``unsafe_baseline`` is True for static Anatomy (the
+    None for m-invariance. sliced-bucket: ``held`` = persons with no real row
+    (the Cach, re-inserted persons shown by a ghost only), ``suppressed`` =
+    updates held over (published with their previous value). ``unsafe_baseline`` is True for static Anatomy (the
     documented unsafe baseline: every release is regrouped independently, so
     comparing releases narrows persons; docs/dynamic_anatomy.md). A model's
     stats step returns the counts as columns named like these fields."""
@@ -86,6 +88,8 @@ class ReleaseResult:
 
     def line(self) -> str:
         extra = "" if self.dl is None else f"{self.suppressed:>4} suppressed, DL {self.dl} | "
+        if self.dl is None and self.suppressed:  # sliced-bucket: updates held over
+            extra = f"{self.suppressed:>4} suppressed | "
         if self.exposed:
             extra += f"EXPOSED {self.exposed} | "
         return (f"release {self.release:>3}: {self.published - self.counterfeits:>6} rows in {self.groups:>5} groups, "
