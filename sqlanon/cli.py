@@ -437,6 +437,43 @@ def export_cmd(project, db, to, fmt, project_file) -> None:
         click.echo(f"wrote {path} ({n} rows)")
 
 
+@main.command("sliced")
+@click.argument("project", required=False)
+@click.option("--db", type=click.Path(exists=True, dir_okay=False), help="Database file (read-only).")
+@click.option("--release", type=int, help="Release number (default: the last).")
+@click.option("--columns", type=click.IntRange(1), default=2, show_default=True,
+              help="QI column groups, formed by correlation (phi^2).")
+@click.option("--exact", is_flag=True, help="Keep exact values in the cells (default: generalized to the bucket).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the in-bucket permutations.")
+@click.option("--to", "to", type=click.Path(dir_okay=False), required=True, help="File to write (.csv or .parquet).")
+@_PROJECT_FILE
+def sliced_cmd(project, db, release, columns, exact, seed, to, project_file) -> None:
+    """Write a release of PROJECT in seed 003's sliced form (column groups of
+    correlated QI permuted inside each bucket, cells generalized), computed
+    from its published tables only."""
+    import duckdb
+
+    from .errors import SqlanonError
+    from .slicing import sliced
+
+    db, project, _ = _target(db, project, project_file)
+    fmt = "parquet" if to.endswith(".parquet") else "csv"
+    con = _connect(None)
+    _attach(con, db, "sqlanon_exported")
+    try:
+        df = sliced(con, project, release=release, columns=columns, generalize=not exact, seed=seed)
+        con.register("sqlanon__sliced_out", df)
+        con.execute(f"COPY (SELECT * FROM sqlanon__sliced_out ORDER BY group_id, \"row\") TO "
+                    f"'{to.replace(chr(39), chr(39) * 2)}' (FORMAT {fmt}{', HEADER' if fmt == 'csv' else ''})")
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    except duckdb.Error as exc:
+        raise _bad(f"cannot write {to!r} ({type(exc).__name__}); may you write there?") from exc
+    finally:
+        con.close()
+    click.echo(f"wrote {to} ({len(df)} rows)")
+
+
 @main.command("migrate")
 @click.argument("project")
 @click.option("--db", required=True, type=click.Path(exists=True, dir_okay=False), help="Database file.")

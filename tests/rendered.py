@@ -1,6 +1,6 @@
 """Every template as the library renders it: real releases of every model and
-output (first and later releases, both ways of step 8), the audit and the
-static anonymizer, over a small table whose QI give every branch (a numeric
+output (first and later releases, both ways of step 8), the audit, the
+sliced form and the static anonymizer, over a small table whose QI give every branch (a numeric
 QI, a categorical one with a value mask, one with too many values for a mask).
 Each call of ``sqlanon.templates.render`` is recorded; the statements come
 back as (template name, statement) pairs, without repeats."""
@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlanon
 from sqlanon import templates
 from sqlanon.models import m_invariance
+from sqlanon.slicing import sliced
 
 CONFIGS = [  # name, Publisher keywords, step 8's ROWID_SORT_MIN_ROWS (None: default)
     ("minv_anat", dict(model="m-invariance", m=3, output="anatomy"), None),
@@ -52,6 +53,9 @@ def collect() -> list[tuple[str, str]]:
                     con.execute(_SOURCE, {"r": r})
                     sqlanon.Publisher(con, "p", source="src", id="id", qi=QI, sa="disease", seed=5, **kw).release()
                 sqlanon.audit(con, "p", 3).close()
+                if name == "sliced":  # seed 003's sliced form of a release, both ways
+                    for generalize in (False, True):
+                        sliced(con, "p", release=2, generalize=generalize)
             finally:
                 con.close()
         m_invariance.ROWID_SORT_MIN_ROWS = default_min_rows
