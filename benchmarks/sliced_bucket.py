@@ -6,12 +6,15 @@ re-inserted, 3,500 deleted, 1,000 updated, 4,000 inserted; 20 releases). QI
 age, sex and fnlwgt as the zip-like attribute (Adult has no zip code; fnlwgt,
 the census weight, is a 5-6 digit number almost unique per person, as zip
 codes are in seed 003's example; docs/sliced_bucket.md), SA occupation (14
-values). Models: ``sliced-bucket`` (cach = 1, tau = 3), ``m-invariance``
+values). Models: ``sliced-bucket`` (tau = 3, cach = 3, our default; and
+cach = 1, seed 003's Algorithm 2), ``m-invariance``
 (eligibility optimal) and ``tau-safety`` (m-invariance with eligibility
 random: counterfeits of random values, seed 000's reading of tau-safety).
 
-Per release: counterfeits, the Cach (held back and published nowhere), updates
-held over (published with their previous value), NCP (seed 003 eq. 4-6, the
+Per release: counterfeits and how many of them are ghosts (a counterfeit with a
+person's QI standing for its earlier or unplaced version), the Cach (held back:
+in the source and no row at all; m-invariance's column counts its eligibility's
+deletions), updates held over (published with their previous value), NCP (seed 003 eq. 4-6, the
 release's grouping), KL-divergence (eq. 7: the published real records' (QI,
 SA) distribution against Anatomy's reconstruction from the QI and sensitive
 tables, counterfeits included) and query error (eq. 8: 200 seeded COUNT
@@ -47,6 +50,7 @@ QI = ["age", "sex", "fnlwgt"]
 SA = "occupation"
 MODELS = {
     "sliced-bucket": dict(model="sliced-bucket"),
+    "sliced-bucket cach=1": dict(model="sliced-bucket", cach=1),
     "m-invariance": dict(model="m-invariance"),
     "tau-safety": dict(model="m-invariance", eligibility="random"),
 }
@@ -122,12 +126,19 @@ def run(model: str, m: int, releases: int, seed: int, metrics: bool = True) -> l
         if r > 1:
             next_id = _seed003.edit(con, r, seed, n_pool, next_id)
         res = pub.release()
+        # held back: in the source and no row of the release at all (the Cach;
+        # m-invariance: its eligibility's deletions), not shown by a ghost
         absent = con.execute("""SELECT count(*) FROM sqlanon_private.p__held AS h WHERE h.release = $r
                                 AND h.id NOT IN (SELECT id FROM sqlanon_private.p_membership
-                                                 WHERE release = $r AND NOT is_counterfeit)""", {"r": r}).fetchone()[0]
+                                                 WHERE release = $r AND id IS NOT NULL)""", {"r": r}).fetchone()[0]
+        # res.held: persons with no real row (the Cach: no row at all, and
+        # re-inserted persons shown by a ghost); res.suppressed: updates held
+        # over (published with their previous value)
+        ghosts = con.execute("SELECT count(*) FROM sqlanon_private.p_membership WHERE release = $r "
+                             "AND is_counterfeit AND id IS NOT NULL", {"r": r}).fetchone()[0]
         row = {"model": model, "m": m, "release": r, "source": res.published - res.counterfeits + res.held,
-               "published": res.published, "counterfeits": res.counterfeits, "cach": absent,
-               "held_over": res.held - absent, "ncp": res.ncp, "seconds": res.seconds}
+               "published": res.published, "counterfeits": res.counterfeits, "ghosts": ghosts, "cach": absent,
+               "held_over": res.suppressed, "ncp": res.ncp, "seconds": res.seconds}
         if metrics and r in METRIC_RELEASES:
             row["kl"] = kl(con, r)
             row["query_error"] = query_error(con, r, seed=r)
@@ -136,10 +147,13 @@ def run(model: str, m: int, releases: int, seed: int, metrics: bool = True) -> l
     return out
 
 
-def timing(m: int, releases: int, seed: int, repeats: int = 3) -> dict:
-    runs = [[x["seconds"] for x in run("sliced-bucket", m, releases, seed, metrics=False)] for _ in range(repeats)]
-    med = [statistics.median(col) for col in zip(*runs)]
-    return {"m": m, "repeats": repeats, "seconds": med, "runs": runs, "r_last_r2": med[-1] / med[1]}
+def timing(m: int, releases: int, seed: int, repeats: int = 3, model: str = "sliced-bucket") -> dict:
+    runs = [run(model, m, releases, seed, metrics=False) for _ in range(repeats)]
+    med = [statistics.median(col) for col in zip(*[[x["seconds"] for x in xs] for xs in runs])]
+    src = [x["source"] for x in runs[0]]
+    return {"model": model, "m": m, "repeats": repeats, "seconds": med, "source": src,
+            "runs": [[x["seconds"] for x in xs] for xs in runs], "r_last_r2": med[-1] / med[1],
+            "per_row_r_last_r2": (med[-1] / src[-1]) / (med[1] / src[1])}
 
 
 def write_md(d: dict) -> None:
@@ -150,13 +164,14 @@ def write_md(d: dict) -> None:
         "",
         f"Measured on {d['machine']} (DuckDB {d['duckdb']}) by `benchmarks/sliced_bucket.py`"
         f"{' --quick' if d['quick'] else ''}: Adult, seed 003 §6's history (benchmarks/_seed003.py), {last} releases,"
-        " QI age, sex and fnlwgt (the zip-like attribute), SA occupation. sliced-bucket with cach = 1 and tau = 3;"
+        " QI age, sex and fnlwgt (the zip-like attribute), SA occupation. sliced-bucket with tau = 3 and cach = 3"
+        " (the default) or 1 (seed 003's Algorithm 2);"
         " m-invariance with eligibility optimal; tau-safety = m-invariance with eligibility random.",
         "",
         "## Per model and m: the last release, and means over the releases",
         "",
-        "| model | m | counterfeits (last) | Cach (last) | held over (last) | NCP % (mean) | KL (mean) | query error (mean) | s per release (mean) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| model | m | counterfeits (last) | of them ghosts | Cach (last) | held over (last) | NCP % (mean) | KL (mean) | query error (mean) | s per release (mean) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for model in MODELS:
         for m in d["ms"]:
@@ -165,14 +180,14 @@ def write_md(d: dict) -> None:
                 continue
             lx = xs[-1]
             met = [x for x in xs if "kl" in x]
-            lines.append(f"| {model} | {m} | {lx['counterfeits']} | {lx['cach']} | {lx['held_over']} | "
+            lines.append(f"| {model} | {m} | {lx['counterfeits']} | {lx['ghosts']} | {lx['cach']} | {lx['held_over']} | "
                          f"{statistics.mean(x['ncp'] for x in xs):.1f} | {statistics.mean(x['kl'] for x in met):.3f} | "
                          f"{statistics.mean(x['query_error'] for x in met):.3f} | "
                          f"{statistics.mean(x['seconds'] for x in xs):.2f} |")
     m0 = 5 if 5 in d["ms"] else d["ms"][0]
     lines += ["", f"## Per release, m = {m0}", "",
-              "| release | model | source rows | counterfeits | Cach | held over | NCP % | KL | query error | s |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+              "| release | model | source rows | counterfeits | of them ghosts | Cach | held over | NCP % | KL | query error | s |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in range(1, last + 1):
         for model in MODELS:
             x = next((y for y in rows if y["model"] == model and y["m"] == m0 and y["release"] == r), None)
@@ -180,13 +195,21 @@ def write_md(d: dict) -> None:
                 continue
             kl_ = f"{x['kl']:.3f}" if "kl" in x else ""
             qe = f"{x['query_error']:.3f}" if "query_error" in x else ""
-            lines.append(f"| {r} | {model} | {x['source']} | {x['counterfeits']} | {x['cach']} | {x['held_over']} | "
+            lines.append(f"| {r} | {model} | {x['source']} | {x['counterfeits']} | {x['ghosts']} | {x['cach']} | {x['held_over']} | "
                          f"{x['ncp']:.1f} | {kl_} | {qe} | {x['seconds']:.2f} |")
-    lines += ["", f"## Time (sliced-bucket, m = {t['m']}, {t['repeats']} runs, median per release)", "",
-              "| release | " + " | ".join(str(i + 1) for i in range(len(t["seconds"]))) + " |",
-              "|---|" + "---|" * len(t["seconds"]),
-              "| s | " + " | ".join(f"{s:.2f}" for s in t["seconds"]) + " |", "",
-              f"Release {len(t['seconds'])} / release 2: **{t['r_last_r2']:.2f}**.", ""]
+    n = len(t["seconds"])
+    lines += ["", f"## Time (m = {t['m']}, {t['repeats']} runs each, median per release; nothing else running)", "",
+              "| release | " + " | ".join(str(i + 1) for i in range(n)) + " |",
+              "|---|" + "---|" * n,
+              "| source rows | " + " | ".join(str(x) for x in t["source"]) + " |"]
+    for tt in [t] + d.get("timing_more", []):
+        lines.append(f"| {tt['model']} s | " + " | ".join(f"{s:.2f}" for s in tt["seconds"]) + " |")
+    lines.append("")
+    for tt in [t] + d.get("timing_more", []):
+        lines.append(f"{tt['model']}: release {n} / release 2 = **{tt['r_last_r2']:.2f}**; per source row "
+                     f"{tt['per_row_r_last_r2']:.2f} (the protocol grows the source "
+                     f"{t['source'][-1] / t['source'][1]:.2f}x from release 2 to {n}).  ")
+    lines.append("")
     lines += d.get("notes", [])
     (OUT / "sliced_bucket.md").write_text("\n".join(lines) + "\n")
 
@@ -240,7 +263,8 @@ def main() -> None:
             rows += run(model, m, releases, a.seed)
             print(f"{model} m={m}: {time.time() - t0:.0f} s", flush=True)
     d = {"machine": f"{platform.machine()}, {__import__('os').cpu_count()} cores", "duckdb": duckdb.__version__,
-         "quick": a.quick, "ms": ms, "rows": rows, "timing": timing(5, releases, a.seed)}
+         "quick": a.quick, "ms": ms, "rows": rows, "timing": timing(5, releases, a.seed),
+         "timing_more": [timing(5, releases, a.seed, model="m-invariance")]}
     if not a.quick:
         (OUT / "sliced_bucket.json").write_text(json.dumps(d, indent=1) + "\n")
     write_md(d)

@@ -223,6 +223,13 @@ def test_adult_histories_with_copied_tuples_narrow_nobody(seed, m):
         """).fetchone()[0] == 0
         assert sum(r.reinserted for r in res) > 0 and any(
             len({src[pid][0] for pid in src}) < len(src) for src in _sources(frames))
+        # and the audit (the shipped adversary, SQL) finds nothing, nor do the
+        # signature checks: seed 003's equal-or-disjoint rule (Definition 11,
+        # condition 2) and its collusion rule (Definition 1) over any two releases
+        report = sqlanon.audit(con, "p", m)
+        assert report.verdict == "safe", report.summary()
+        assert con.execute("SELECT count(*) FROM sqlanon_signature_violations('p', ?)", [m]).fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM sqlanon_collusion_violations('p', ?)", [m]).fetchone()[0] == 0
     finally:
         con.close()
 
