@@ -16,6 +16,25 @@ CREATE OR REPLACE MACRO sqlanon__numeric_type(t) AS
                  'UBIGINT', 'UHUGEINT', 'FLOAT', 'DOUBLE', 'REAL') OR upper(t) LIKE 'DECIMAL%';
 COMMENT ON MACRO sqlanon__numeric_type IS 'Internal: true if DuckDB type name t is numeric (integers, FLOAT, DOUBLE, DECIMAL).';
 
+-- The portable seeded hash of one value (issue 16): the function of the release
+-- templates' portable_hash (sql/_lib/hash.sql.j2, which knows the column type
+-- when it renders; here typeof() picks the branch): an integer is its own input,
+-- anything else the first 60 bits of md5 of its text; then arithmetic modulo
+-- 2^31 - 1 that DuckDB and Spark compute alike.
+-- its last steps, over x1 (used twice): a squaring and an affine step keyed by the seed
+CREATE OR REPLACE MACRO sqlanon__portable_mix(x1, seed) AS
+    (((x1 * x1 + 1013904223) % 2147483647) * 69621 + seed % 2147483647) % 2147483647;
+COMMENT ON MACRO sqlanon__portable_mix IS 'Internal: the last steps of sqlanon__portable_hash.';
+CREATE OR REPLACE MACRO sqlanon__portable_hash(x, seed) AS
+    sqlanon__portable_mix(
+        ((CASE WHEN typeof(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT',
+                                  'UINTEGER', 'UBIGINT', 'UHUGEINT')
+               THEN ((try_cast(x AS HUGEINT) % 2147483647)::BIGINT + 2147483647) % 2147483647
+               ELSE ('0x' || substr(md5(x::VARCHAR), 1, 15))::BIGINT % 2147483647 END) * 48271
+         + seed % 2147483647) % 2147483647,
+        seed);
+COMMENT ON MACRO sqlanon__portable_hash IS 'Internal: seeded hash in [0, 2^31 - 1) of x that DuckDB and Spark compute alike (sql/_lib/hash.sql.j2).';
+
 CREATE OR REPLACE MACRO sqlanon__require_cols(tbl, cols) AS
     (SELECT CASE WHEN len(cols) > 0 AND list_has_all(tc, cols) THEN 1
                  WHEN cols IS NULL OR len(cols) = 0

@@ -7,7 +7,8 @@
 -- with distinct SA values, i.e. the guarantee of the greedy "one row from each of
 -- the l largest buckets" loop (same group count floor(n/l) on l-eligible data,
 -- group sizes l or l+1), without a loop. Rows with a NULL SA are suppressed.
--- Order inside a bucket is hash(id, seed): same input + seed = same groups.
+-- Order inside a bucket is sqlanon__portable_hash(id, seed): same input + seed = same groups,
+-- and the same as the release pipeline's (sql/anatomy/04_groups.sql.j2) on DuckDB and Spark.
 -- Used by the naive publisher (sqlanon/naive.py); docs/audit.md.
 CREATE OR REPLACE MACRO sqlanon_anatomy_groups(tbl, id_col, sa_col, l, seed := 0) AS TABLE
     -- (sqlanon__padded: chk, not the binder, reports an unknown id_col or sa_col)
@@ -29,7 +30,7 @@ CREATE OR REPLACE MACRO sqlanon_anatomy_groups(tbl, id_col, sa_col, l, seed := 0
     ),
     ranked AS (
         SELECT src.id, src.sa, cnt.c,
-               row_number() OVER (PARTITION BY src.sa ORDER BY hash(src.id, seed), src.id) AS rk
+               row_number() OVER (PARTITION BY src.sa ORDER BY sqlanon__portable_hash(src.id, seed), src.id) AS rk
         FROM src JOIN cnt USING (sa)
     ),
     pos AS (

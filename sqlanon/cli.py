@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from pathlib import Path
 
 import click
@@ -213,7 +214,7 @@ def _audit_m(stored: int | None, given: int | None, what_if: bool, project: str)
 
 
 @main.command("release")
-@click.argument("db", type=click.Path(exists=True, dir_okay=False))
+@click.argument("db", type=click.Path(exists=True))
 @click.argument("project")
 @click.option("--source", help="Source table (first release; later ones read the ledger).")
 @click.option("--id", "id_col", help="Id column of the source.")
@@ -232,17 +233,31 @@ def _audit_m(stored: int | None, given: int | None, what_if: bool, project: str)
 @click.option("--templates", "templates_dir", type=click.Path(file_okay=False, exists=True),
               help="Folder of your own templates overriding sql/<pipeline>/ steps.")
 @click.option("--json", "as_json", is_flag=True, help="Print the release result as JSON.")
+@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
+              help="Engine: duckdb (DB is a database file) or spark (DB is a warehouse folder; pip install "
+              "sqlanon[spark]; docs/spark.md).")
+@click.option("--master", default="local[2]", show_default=True, help="Spark master URL (--engine spark).")
+@click.option("--source-file", type=click.Path(exists=True, dir_okay=False),
+              help="--engine spark: a Parquet or CSV file (with a header) loaded into the warehouse as table "
+              "--source first (the source as it is now).")
 def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output, seed, templates_dir,
-                as_json) -> None:
+                as_json, engine, master, source_file) -> None:
     """Make the next release of PROJECT from its source table in DB (m-invariant
-    by default; --model anatomy / dynamic-anatomy with --l for seed 004's models)."""
+    by default; --model anatomy / dynamic-anatomy with --l for seed 004's models).
+    With --engine spark, DB is the Spark warehouse folder."""
     from .errors import SqlanonError
     from .project import Project
     from .publisher import Publisher
 
-    con = _connect(db)
+    if engine == "spark":
+        con = _spark(db, master, source, source_file)
+    elif source_file:
+        raise SqlanonError("--source-file is for --engine spark; with DuckDB, create the source table in the file")
+    else:
+        con = _connect(db)
     with _release_errors(con, project):
-        _note_storage(con, db)
+        if engine == "duckdb":
+            _note_storage(con, db)
         qi_list = [c.strip() for c in qi.split(",")] if qi else None
         spec = MODELS[model or "m-invariance"]
         params = {"m": m, "l": l, **_model_params(spec, extra)}
@@ -269,6 +284,28 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
             _echo_json({"project": project, **dataclasses.asdict(result)})
         else:
             click.echo(result.line())
+
+
+def _spark(warehouse: str, master: str, source: str | None, source_file: str | None):
+    """The Spark engine on ``warehouse``, with ``source_file`` loaded as table ``source``."""
+    from .errors import SqlanonError
+
+    if not os.path.isdir(warehouse):
+        raise SqlanonError(f"--engine spark: {warehouse!r} is not a folder; give the Spark warehouse folder "
+                           "(an empty folder for a new one)")
+    try:
+        from .spark import SparkEngine, session
+    except ImportError as exc:
+        raise SqlanonError("--engine spark needs pyspark: pip install 'sqlanon[spark]' (and Java 17)") from exc
+    eng = SparkEngine(warehouse, session(master))
+    if source_file:
+        if not source:
+            raise SqlanonError("--source-file needs --source (the table name it is loaded as)")
+        reader = eng.spark.read
+        df = (reader.parquet(source_file) if source_file.endswith(".parquet")
+              else reader.option("header", True).option("inferSchema", True).csv(source_file))
+        eng.load(source, df)
+    return eng
 
 
 def _model_params(spec, extra) -> dict:

@@ -281,7 +281,7 @@ class Publisher:
         # duplicate ids: integer ids in a range of at most max(64 n, 2^24) values set
         # one bit each in a bitmap (bitstring_agg; 10M ids: 0.04 s), else
         # count(DISTINCT) (10M ids: 1.0-1.5 s)
-        if int_id and n and int(hi) - int(lo) < max(64 * n, 1 << 24):
+        if self.engine.bitmaps and int_id and n and int(hi) - int(lo) < max(64 * n, 1 << 24):
             dup = n - self._q(f"SELECT bit_count(bitstring_agg({i}, $lo, $hi)) FROM {src}",
                               {"lo": int(lo), "hi": int(hi)})[0][0]
         else:
@@ -308,9 +308,11 @@ class Publisher:
                                f"{self.source!r}; choose {k} <= {l}")
         # (the values of the earlier releases' signatures join the count in step
         # 2, which lists them all anyway: sql/m_invariance/02_classify.sql.j2)
-        if self.spec.signatures and l > MAX_SA_VALUES:
+        limit = min(MAX_SA_VALUES, int(self.env.globals["lib"].signature_values))  # the engine's masks
+        if self.spec.signatures and l > limit:
             raise SqlanonError(f"SA column {self.sa!r} has {l} distinct values; the m-invariance pipeline supports "
-                               f"at most {MAX_SA_VALUES} (signatures are bit masks); bucket the values first")
+                               f"at most {limit} on the {self.engine.name} engine (signatures are bit masks); bucket "
+                               "the values first")
         if self._exists("ledger"):
             first = self._q(f"SELECT params, source_schema FROM {self.proj.ref('ledger')} ORDER BY release LIMIT 1")
             old_params, old_schema = json.loads(first[0][0]), json.loads(first[0][1])
@@ -361,8 +363,8 @@ class Publisher:
         Computed in SQL where the secret is (the secret never passes through a
         statement's text, so a release written out as SQL by sqlanon.compile holds
         no key)."""
-        return (f"(SELECT ('0x' || left(sha256(key || ':' || ?::VARCHAR || ':' || ?::VARCHAR), 16))::UBIGINT "
-                f"FROM {self.proj.ref('secret')})")
+        digest = "sha256(key || ':' || CAST(? AS VARCHAR) || ':' || CAST(? AS VARCHAR))"
+        return f"(SELECT {self.engine.hex_u64(f'left({digest}, 16)')} FROM {self.proj.ref('secret')})"
 
     # ---------------------------------------------------------------- locking
     def _busy(self) -> SqlanonError:
@@ -435,6 +437,7 @@ class Publisher:
         T = self.proj.refs()
         qi_defs = ", ".join(f"{quote(c)} {cols[c]}" for c in self.qi)
         sa_def = f"{quote(self.sa)} {cols[self.sa]}"
+        mask = str(self.env.globals["lib"].mask_type(signed=True)).strip()  # the engine's bit masks (sql/_lib/)
         ledger_cols = ("release INTEGER, made_at TIMESTAMP, params VARCHAR, source_schema VARCHAR, fingerprint UBIGINT, "
                        "published BIGINT, groups BIGINT, counterfeits BIGINT, survivors BIGINT, new BIGINT, "
                        "deleted BIGINT, reinserted BIGINT, updated BIGINT, held BIGINT, ncp DOUBLE, seconds DOUBLE, "
@@ -451,7 +454,7 @@ class Publisher:
                     f"{sa_def}") if self.output == "generalized" else None,
             "groups": f"group_id BIGINT, signature {cols[self.sa]}[], first_release INTEGER",
             # the release gate's private state (sql/_gate/gate.sql.j2, docs/threat_model.md)
-            "chains": f"id {cols[self.id]}, cmask HUGEINT, chain HUGEINT[], exposed BOOLEAN, pinned BOOLEAN",
+            "chains": f"id {cols[self.id]}, cmask {mask}, chain {mask}[], exposed BOOLEAN, pinned BOOLEAN",
             "vals": f"{sa_def}, pos INTEGER",
             "held": f"release INTEGER, id {cols[self.id]}, {sa_def}",
             "persons": f"sqlanon__id {cols[self.id]}, {qi_defs}",
@@ -478,7 +481,7 @@ class Publisher:
         try:
             numeric = self._q(f"SELECT {', '.join('sqlanon__numeric_type(?)' for _ in self.qi)}",
                               [cols[c] for c in self.qi])[0]
-        except duckdb.CatalogException as exc:
+        except self.engine.MissingMacro as exc:
             raise SqlanonError(f"cannot release project {self.project!r}: this connection lacks sqlanon's macros; "
                                "open it with sqlanon.connect() or call sqlanon.install(con) first; nothing was "
                                "written") from exc
@@ -487,6 +490,8 @@ class Publisher:
             "qi": [quote(c) for c in self.qi],
             "qi_info": [(quote(c), bool(n)) for c, n in zip(self.qi, numeric)],
             "generalized": self.output == "generalized",
+            # the id is an integer: the portable hash reads its value (sql/_lib/hash.sql.j2)
+            "id_integer": cols[self.id].upper() in INTEGER_TYPES,
             **dict(self.spec.context),
         }
 
@@ -563,26 +568,10 @@ class Publisher:
     def _release_once(self) -> ReleaseResult:
         t0 = time.perf_counter()
         prof = _Profile()
-        # step 8 reads positions from a table stored in ORDER BY order (DuckDB's
-        # default); a session that turned this off gets it back after the release
-        keep_order, keep_threads = self.engine.settings(["preserve_insertion_order", "threads"])
-        if not keep_order:
-            self.engine.execute("SET preserve_insertion_order = true")
-        # a small source is released on one thread (SINGLE_THREAD_ROWS): read
-        # before the transaction, from whether the source has a row at that
-        # place (a count of a LIMIT scan cost 4 ms on Adult; a missing source
-        # counts as small, and the validation says what is wrong). Setting
-        # the threads to 1 and back for a large source cost 0.17 s at 10M rows.
-        one_thread = int(keep_threads) != 1 and not self._reaches(SINGLE_THREAD_ROWS)
-        if one_thread:
-            self.engine.execute("SET threads = 1")
-        try:
+        # the engine's settings for a release (DuckDB: insertion order kept for
+        # step 8's positions; a small source on one thread, see SINGLE_THREAD_ROWS)
+        with self.engine.release_scope(lambda: self._reaches(SINGLE_THREAD_ROWS)):
             return self._release(t0, prof)
-        finally:
-            if not keep_order:
-                self.engine.execute("SET preserve_insertion_order = false")
-            if one_thread:
-                self.engine.execute(f"SET threads = {int(keep_threads)}")
 
     def _reaches(self, rows: int) -> bool:
         """Whether the source has at least ``rows`` rows (False when it cannot be read)."""
@@ -615,7 +604,8 @@ class Publisher:
             self._create_tables(cols, existing)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid,
-                      "sa_name": self.sa, "max_sa_values": MAX_SA_VALUES}
+                      "sa_name": self.sa,
+                      "max_sa_values": min(MAX_SA_VALUES, int(self.env.globals["lib"].signature_values))}
             prof.mark("create tables, next group id")
             stats = None
             names = templates.steps(self.env, self.pipeline)
@@ -628,7 +618,7 @@ class Publisher:
                 for i, stmt in enumerate(templates.render(self.env, name, ctx, vary=self.proj.placeholders()), 1):
                     rows = self._execute(name, stmt, params)
                     if step == self.spec.stats_step:
-                        stats = dict(zip([d[0] for d in self.con.description], rows[0]))
+                        stats = dict(zip(self.engine.last_columns(), rows[0]))
                     prof.mark(_stmt_label(step, i, stmt))
             exposed = self._gate(ctx, params, prof)
             seconds = time.perf_counter() - t0

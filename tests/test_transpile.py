@@ -34,8 +34,7 @@ SPARK_GAPS = {
     "anatomy/01_snapshot.sql.j2": set(),
     "anatomy/02_classify.sql.j2": set(),
     "anatomy/03_plan.sql.j2": set(),
-    # (reparse: the rows are ranked by one UBIGINT sort key, lib.bucket_hash_key; a Spark macro gives two keys)
-    "anatomy/04_groups.sql.j2": {"reparse", "temp view written"},
+    "anatomy/04_groups.sql.j2": {"temp view written"},
     "anatomy/05_final.sql.j2": set(),
     "anatomy/09_publish.sql.j2": set(),
     "anatomy/90_stats.sql.j2": set(),

@@ -51,6 +51,12 @@ def step8_context(pub, ctx: dict, rows: int) -> None:
     ctx["step8_branches"] = STEP8_BRANCHES or max(1, min(8, int(pub.engine.setting("threads"))))
 
 
+def portable_hash(pub, expr: str, integer: bool = False, salt: int = 0) -> str:
+    """SQL: the portable seeded hash of ``expr`` (sql/_lib/hash.sql.j2), the
+    same on every engine."""
+    return str(pub.env.get_template("_lib/hash.sql.j2").module.portable_hash(expr, integer, salt))
+
+
 def plan_rows(pub, T: dict, values: list, c: list[int], method: str, params: dict) -> list[tuple]:
     """The plan of a pool with SA values ``values`` and counts ``c`` (all > 0):
     (value, delta) rows, delta > 0 counterfeits, delta < 0 rows held back."""
@@ -63,7 +69,7 @@ def plan_rows(pub, T: dict, values: list, c: list[int], method: str, params: dic
         have = set(values)
         dom = pub._q(
             f"SELECT v FROM (SELECT DISTINCT sqlanon__sa AS v FROM {T['snap']} UNION "
-            f"SELECT DISTINCT {quote(pub.sa)} FROM {T['mem']}) ORDER BY hash(v, $seed), v",
+            f"SELECT DISTINCT {quote(pub.sa)} FROM {T['mem']}) ORDER BY {portable_hash(pub, 'v')}, v",
             {"seed": pub.seed})
         absent = [v for (v,) in dom if v not in have]
     if method == "random":

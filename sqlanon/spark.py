@@ -1,0 +1,765 @@
+"""The Spark engine (issue 16, docs/spark.md): sqlanon's releases, checks and
+audit on Apache Spark, for microdata that outgrows one machine.
+
+sqlanon's SQL is written once, in DuckDB's dialect (sql/, macros/). This
+engine takes each statement as the library renders it, parses it with sqlglot,
+and runs it on a SparkSession:
+
+* **queries** are transpiled to Spark SQL (sqlglot's Spark dialect) after a few
+  rewrites sqlglot does not do (``list(x ORDER BY x)`` is a sorted
+  ``collect_list``, ``error`` is ``raise_error``, sqlanon's scalar SQL macros
+  are inlined from their one definition in macros/*.sql);
+* **parameters** (``$release``, ``?``) are bound by sqlglot as typed literals
+  in the parsed tree (never pasted into SQL text);
+* **tables** are DataFrames: a table written in a transaction is a
+  checkpointed DataFrame registered as a temporary view, so a temporary table
+  can be INSERTed into, UPDATEd and DELETEd from (rewritten as a SELECT of the
+  new content: Spark's Parquet tables have no UPDATE or DELETE);
+* **state** (the project's published and private tables) is Parquet under the
+  ``warehouse`` folder, one directory per table version, and a manifest
+  (``<warehouse>/manifest.json``) lists the committed version of every table.
+
+Atomicity without multi-statement transactions: a transaction's writes stay in
+the session until COMMIT, which writes each changed table to a new version
+directory and then replaces the manifest (write a temporary file, fsync,
+rename: one atomic step on a POSIX file system). The manifest is the commit
+marker: a driver killed before the rename leaves version directories no
+manifest names, and the next engine on that warehouse deletes them. One writer
+at a time: a transaction holds an exclusive lock on ``<warehouse>/.lock``, and
+COMMIT fails if the manifest changed since BEGIN.
+
+>>> import tempfile                                           # doctest: +SKIP
+>>> eng = SparkEngine(tempfile.mkdtemp())                     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+import sqlglot
+from py4j.protocol import Py4JJavaError
+from pyspark.errors import AnalysisException, PySparkException
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import types as T
+from sqlglot import exp
+
+from ._resources import macros_dir
+from .engine import Engine
+from .errors import SqlanonError
+
+MAIN = "main"
+MANIFEST = "manifest.json"
+
+
+class SparkSQLError(SqlanonError):
+    """A statement the Spark engine cannot run (named in the message)."""
+
+
+class SparkBusy(SparkSQLError):
+    """Another engine holds the warehouse's write lock or committed since BEGIN."""
+
+
+def session(master: str = "local[2]", **conf) -> SparkSession:
+    """A SparkSession with the settings sqlanon's SQL needs: non-ANSI semantics
+    (a list index out of range is NULL, as in DuckDB), UTC, few shuffle
+    partitions for a local run (give more with ``conf`` on a cluster)."""
+    b = (SparkSession.builder.master(master).appName("sqlanon")
+         .config("spark.sql.ansi.enabled", "false")
+         .config("spark.sql.session.timeZone", "UTC")
+         .config("spark.sql.shuffle.partitions", "4")
+         .config("spark.ui.enabled", "false")
+         .config("spark.sql.adaptive.enabled", "true"))
+    for k, v in conf.items():
+        b = b.config(k, v)
+    spark = b.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+# ------------------------------------------------------------------- types
+_U_TYPES = {"UTINYINT": "SMALLINT", "USMALLINT": "INT", "UINTEGER": "BIGINT", "UBIGINT": "DECIMAL(20, 0)",
+            "HUGEINT": "DECIMAL(38, 0)", "UHUGEINT": "DECIMAL(38, 0)", "INT128": "DECIMAL(38, 0)"}
+
+
+def spark_type(duck: str) -> str:
+    """A DuckDB type name as Spark SQL spells it (VARCHAR[] is ARRAY<STRING>)."""
+    t = duck.strip().upper()
+    if t.endswith("[]"):
+        return f"ARRAY<{spark_type(t[:-2])}>"
+    if t in _U_TYPES:
+        return _U_TYPES[t]
+    return exp.DataType.build(t, dialect="duckdb").sql("spark")
+
+
+def duck_type(t: T.DataType) -> str:
+    """A Spark column type as DuckDB names it (the vocabulary of the library's
+    column checks: sqlanon__numeric_type, the INTEGER_TYPES of the publisher)."""
+    simple = {T.ByteType: "TINYINT", T.ShortType: "SMALLINT", T.IntegerType: "INTEGER", T.LongType: "BIGINT",
+              T.FloatType: "FLOAT", T.DoubleType: "DOUBLE", T.StringType: "VARCHAR", T.BooleanType: "BOOLEAN",
+              T.DateType: "DATE", T.TimestampType: "TIMESTAMP WITH TIME ZONE", T.TimestampNTZType: "TIMESTAMP",
+              T.BinaryType: "BLOB"}
+    for cls, name in simple.items():
+        if isinstance(t, cls):
+            return name
+    if isinstance(t, T.DecimalType):
+        return f"DECIMAL({t.precision},{t.scale})"
+    if isinstance(t, T.ArrayType):
+        return duck_type(t.elementType) + "[]"
+    return t.simpleString().upper()
+
+
+# ------------------------------------------------------------------ macros
+_MACRO = re.compile(r"CREATE\s+OR\s+REPLACE\s+MACRO\s+(\w+)\s*\(([^)]*)\)\s+AS\s+(?!TABLE\b)(.*?);\s*$",
+                    re.S | re.M | re.I)
+
+
+def scalar_macros() -> dict[str, tuple[list[str], exp.Expression]]:
+    """sqlanon's scalar SQL macros (macros/*.sql), name -> (parameters, body),
+    parsed once: the Spark engine inlines a call by substituting the arguments
+    into the body, so the one definition serves both engines."""
+    out: dict[str, tuple[list[str], exp.Expression]] = {}
+    for f in sorted(macros_dir().glob("*.sql")):
+        text = re.sub(r"--[^\n]*", "", f.read_text())
+        for m in _MACRO.finditer(text):
+            params = [p.split(":=")[0].strip() for p in m.group(2).split(",") if p.strip()]
+            try:
+                out[m.group(1).lower()] = (params, sqlglot.parse_one(m.group(3), read="duckdb"))
+            except sqlglot.errors.ParseError:
+                continue  # a macro sqlglot cannot read is not inlined (and fails on Spark if called)
+    return out
+
+
+def _inline(node: exp.Expression, macros) -> exp.Expression:
+    if isinstance(node, exp.Anonymous) and str(node.this).lower() in macros:
+        params, body = macros[str(node.this).lower()]
+        args = dict(zip(params, node.expressions))
+        new = body.copy()
+        new = new.transform(lambda n: args[n.name].copy()
+                            if isinstance(n, exp.Column) and not n.table and n.name in args else n)
+        return exp.Paren(this=new.transform(lambda n: _inline(n, macros)))
+    return node
+
+
+# ------------------------------------------------------------------ engine
+class SparkEngine(Engine):
+    """sqlanon's engine on a SparkSession, state under ``warehouse`` (a folder
+    path; on a cluster, a path every executor reaches)."""
+
+    name = "spark"
+    Error = (PySparkException, Py4JJavaError, SparkSQLError)
+    MissingTable = SparkSQLError
+    MissingMacro = SparkSQLError
+
+    @staticmethod
+    def hex_u64(expr: str) -> str:
+        return f"CAST(conv({expr}, 16, 10) AS DECIMAL(20, 0))"
+
+    def __init__(self, warehouse: str | os.PathLike, spark: SparkSession | None = None) -> None:
+        self.warehouse = Path(warehouse).absolute()
+        (self.warehouse / "tables").mkdir(parents=True, exist_ok=True)
+        self.spark = spark or session()
+        self._macros = scalar_macros()
+        self._schemas = {MAIN}
+        self._tables: dict[tuple[str, str], DataFrame] = {}  # committed or in-transaction, (schema, name) lower
+        self._names: dict[tuple[str, str], tuple[str, str]] = {}  # key -> spelled (schema, name)
+        self._paths: dict[tuple[str, str], str] = {}  # key -> committed version directory
+        self._temps: dict[str, DataFrame | None] = {}  # temp tables (DataFrames) and temp views (None)
+        self._txn: dict | None = None
+        self._lockf = None
+        self._last_columns: list[str] = []
+        self._load()
+
+    def __repr__(self) -> str:
+        return f"SparkEngine({str(self.warehouse)!r})"
+
+    # ---------------------------------------------------------------- state
+    def _manifest(self) -> dict:
+        p = self.warehouse / MANIFEST
+        return json.loads(p.read_text()) if p.exists() else {"seq": 0, "tables": []}
+
+    def _load(self) -> None:
+        """Register the committed tables; delete version directories that no
+        manifest names (what a driver killed mid-commit left)."""
+        man = self._manifest()
+        self._seq = man["seq"]
+        for ent in man["tables"]:
+            key = (ent["schema"].lower(), ent["name"].lower())
+            self._names[key] = (ent["schema"], ent["name"])
+            self._paths[key] = ent["path"]
+            self._schemas.add(key[0])
+            self._tables[key] = self.spark.read.parquet(str(self.warehouse / ent["path"]))
+            self._register(key)
+        for extra in man.get("schemas", []):
+            self._schemas.add(extra.lower())
+        with self._locked(wait=False) as got:
+            if got:
+                keep = set(self._paths.values())
+                for d in (self.warehouse / "tables").glob("*/*/*"):
+                    if d.is_dir() and str(d.relative_to(self.warehouse)) not in keep:
+                        shutil.rmtree(d, ignore_errors=True)
+
+    @contextlib.contextmanager
+    def _locked(self, wait: bool):
+        f = open(self.warehouse / ".lock", "a+")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            f.close()
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+            f.close()
+
+    @staticmethod
+    def _view(key: tuple[str, str]) -> str:
+        return key[1] if key[0] == MAIN else f"{key[0]}__{key[1]}"
+
+    def _register(self, key) -> None:
+        self._tables[key].createOrReplaceTempView(self._view(key))
+
+    def _set(self, key, df: DataFrame, *, checkpoint: bool = True) -> None:
+        """Table ``key`` now holds ``df`` (materialized: later statements read it
+        many times, and its lineage must not grow with every INSERT)."""
+        if checkpoint:
+            df = df.localCheckpoint(eager=True)
+        if isinstance(key, str):
+            self._temps[key] = df
+            df.createOrReplaceTempView(key)
+            return
+        if self._txn is None:
+            raise SparkSQLError("internal: a table write outside a transaction")
+        self._tables[key] = df
+        self._txn["dirty"].add(key)
+        self._register(key)
+
+    # --------------------------------------------------------- transactions
+    def begin(self) -> None:
+        if self._txn is not None:
+            raise SparkSQLError("a transaction is already open on this Spark engine")
+        f = open(self.warehouse / ".lock", "a+")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.close()
+            raise SparkBusy(f"the warehouse {str(self.warehouse)!r} is being written by another Spark engine; "
+                            "run again when it has finished") from None
+        self._lockf = f
+        if self._manifest()["seq"] != self._seq:  # another engine committed: read its state
+            self._reload()
+        self._txn = {"tables": dict(self._tables), "names": dict(self._names), "schemas": set(self._schemas),
+                     "dirty": set(), "dropped": set()}
+
+    def _reload(self) -> None:
+        for key in list(self._tables):
+            with contextlib.suppress(Exception):
+                self.spark.catalog.dropTempView(self._view(key))
+        self._tables.clear(), self._names.clear(), self._paths.clear()
+        self._load()
+
+    def _release_lock(self) -> None:
+        if self._lockf is not None:
+            fcntl.flock(self._lockf, fcntl.LOCK_UN)
+            self._lockf.close()
+            self._lockf = None
+
+    def rollback(self) -> None:
+        if self._txn is None:
+            return
+        for key in set(self._tables) - set(self._txn["tables"]):
+            with contextlib.suppress(Exception):
+                self.spark.catalog.dropTempView(self._view(key))
+        self._tables, self._names, self._schemas = self._txn["tables"], self._txn["names"], self._txn["schemas"]
+        for key in self._tables:
+            self._register(key)
+        self._txn = None
+        self._release_lock()
+
+    def commit(self) -> None:
+        if self._txn is None:
+            return
+        try:
+            if self._manifest()["seq"] != self._seq:
+                raise SparkBusy(f"another engine committed to {str(self.warehouse)!r} since this transaction began; "
+                                "nothing was written")
+            version = uuid.uuid4().hex[:12]
+            written = {}
+            for key in sorted(self._txn["dirty"]):
+                if key not in self._tables:
+                    continue
+                rel = f"tables/{key[0]}/{key[1]}/{version}"
+                self._write(self._tables[key], rel)
+                written[key] = rel
+            paths = {k: p for k, p in self._paths.items() if k in self._tables} | written
+            man = {"seq": self._seq + 1, "schemas": sorted(self._schemas),
+                   "tables": [{"schema": self._names[k][0], "name": self._names[k][1], "path": p}
+                              for k, p in sorted(paths.items())]}
+            tmp = self.warehouse / f".{MANIFEST}.{version}"
+            with open(tmp, "w") as f:
+                json.dump(man, f, indent=1)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.warehouse / MANIFEST)  # the commit
+        except BaseException:
+            self.rollback()
+            raise
+        old = {p for k, p in self._paths.items() if paths.get(k) != p}
+        self._paths, self._seq, self._txn = paths, self._seq + 1, None
+        for key, rel in written.items():  # read back from Parquet: frees the checkpoints
+            self._tables[key] = self.spark.read.parquet(str(self.warehouse / rel))
+            self._register(key)
+        for rel in old:
+            shutil.rmtree(self.warehouse / rel, ignore_errors=True)
+        self._release_lock()
+
+    def _write(self, df: DataFrame, rel: str) -> None:
+        """Write table content as Parquet (a hook for the crash test's driver kill: tests/test_spark.py)."""
+        df.write.mode("errorifexists").parquet(str(self.warehouse / rel))
+
+    @contextlib.contextmanager
+    def _autocommit(self):
+        if self._txn is not None:
+            yield
+            return
+        self.begin()
+        try:
+            yield
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit()
+
+    # ------------------------------------------------------------ statements
+    def execute(self, sql: str, params=None) -> None:
+        self.fetch(sql, params)
+
+    def fetch(self, sql: str, params=None) -> list[tuple]:
+        rows: list[tuple] = []
+        for tree in sqlglot.parse(sql, read="duckdb"):
+            if tree is not None:
+                rows = self._statement(tree, params)
+        return rows
+
+    def df(self, sql: str, params=None):
+        """The result as a pandas DataFrame."""
+        import pandas as pd
+        rows = self.fetch(sql, params)
+        return pd.DataFrame([list(r) for r in rows], columns=self._last_columns)
+
+    def last_columns(self) -> list[str]:
+        return list(self._last_columns)
+
+    def sql(self, tree: exp.Expression, params=None) -> str:
+        """The Spark SQL of a parsed DuckDB statement or query."""
+        return self._prepare(tree, params).sql(dialect="spark")
+
+    def _query(self, tree: exp.Expression, params) -> DataFrame:
+        return self.spark.sql(self.sql(tree, params))
+
+    def _statement(self, tree: exp.Expression, params) -> list[tuple]:
+        if isinstance(tree, exp.Query):
+            df = self._query(tree, params)
+            self._last_columns = df.columns
+            return [tuple(r) for r in df.collect()]
+        if isinstance(tree, exp.Transaction):
+            self.begin()
+        elif isinstance(tree, exp.Commit):
+            self.commit()
+        elif isinstance(tree, exp.Rollback):
+            self.rollback()
+        elif isinstance(tree, exp.Set):
+            pass  # DuckDB settings (threads, insertion order) have no Spark meaning
+        elif isinstance(tree, exp.Create):
+            self._create(tree, params)
+        elif isinstance(tree, exp.Insert):
+            self._insert(tree, params)
+        elif isinstance(tree, exp.Update):
+            self._update(tree, params)
+        elif isinstance(tree, exp.Delete):
+            self._delete(tree, params)
+        elif isinstance(tree, exp.Drop):
+            self._drop(tree)
+        elif isinstance(tree, exp.Alter):
+            self._alter(tree)
+        else:
+            raise SparkSQLError(f"the Spark engine cannot run this statement: {tree.sql('duckdb')[:120]}")
+        self._last_columns = []
+        return []
+
+    # ---- table references
+    def _key(self, table: exp.Table) -> tuple[str, str] | str | None:
+        """What a table reference names: a temp table (its name), a state
+        table (schema, name), or None (a table of the Spark catalog)."""
+        name, db = table.name.lower(), table.text("db").lower()
+        if not db and name in self._temps:
+            return name
+        key = (db or MAIN, name)
+        return key if key in self._tables else None
+
+    def _target(self, table: exp.Table, what: str):
+        key = self._key(table)
+        if key is None:
+            raise SparkSQLError(f"{what}: table {table.sql('duckdb')!r} does not exist")
+        return key
+
+    def _content(self, key) -> DataFrame:
+        return self._temps[key] if isinstance(key, str) else self._tables[key]
+
+    def _prepare(self, tree: exp.Expression, params) -> exp.Expression:
+        """The tree with parameters bound, state tables resolved to their views,
+        macros inlined and the DuckDB constructs Spark spells otherwise rewritten."""
+        tree = tree.copy()
+        tree = _bind(tree, params)
+
+        def fix(n: exp.Expression) -> exp.Expression:
+            if isinstance(n, exp.Table) and n.name and not isinstance(n.parent, (exp.Create, exp.Drop)):
+                key = self._key(n)
+                if isinstance(key, tuple):
+                    alias = n.args.get("alias") or exp.TableAlias(this=exp.to_identifier(n.name))
+                    return exp.Table(this=exp.to_identifier(self._view(key)), alias=alias.copy())
+                return n
+            if isinstance(n, exp.ArrayAgg) and isinstance(n.this, exp.Order):
+                return _ordered_list(n.this)
+            if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and isinstance(n.expressions[0], exp.Slice):
+                # DuckDB's 1-based inclusive slice x[a:b] (a, b optional) is slice(x, a, b - a + 1)
+                sl, arr = n.expressions[0], n.this
+                a = sl.this.copy() if sl.this is not None else exp.Literal.number(1)
+                b = sl.expression.copy() if sl.expression is not None else exp.func("size", arr.copy(), dialect="spark")
+                length = exp.func("greatest", exp.Sub(this=exp.Paren(this=b), expression=exp.Paren(this=a.copy())) + 1,
+                                  exp.Literal.number(0))
+                return exp.Anonymous(this="slice", expressions=[arr.copy(), a, length])
+            if isinstance(n, exp.Anonymous) and str(n.this).lower() == "error":
+                return exp.Anonymous(this="raise_error", expressions=[e.copy() for e in n.expressions])
+            if isinstance(n, exp.Anonymous) and str(n.this).lower() in self._macros:
+                return _inline(n, self._macros)
+            return n
+
+        return tree.transform(fix)
+
+    # ---- writes
+    def _create(self, tree: exp.Create, params) -> None:
+        kind = (tree.args.get("kind") or "").upper()
+        if kind == "SCHEMA":
+            name = tree.this.text("db") or tree.this.name
+            if self._txn is not None:
+                self._schemas.add(name.lower())
+            else:
+                with self._autocommit():
+                    self._schemas.add(name.lower())
+            return
+        props = tree.args.get("properties")
+        temporary = bool(props and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions))
+        table = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        name, db = table.name, table.text("db")
+        if kind == "VIEW" and temporary:
+            q = tree.expression
+            sql = f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {self.sql(q, params)}"
+            self.spark.sql(sql)
+            self._temps[name.lower()] = None
+            return
+        if kind != "TABLE":
+            raise SparkSQLError(f"the Spark engine cannot run CREATE {kind}: {tree.sql('duckdb')[:100]}")
+        if isinstance(tree.this, exp.Schema):
+            cols = [c for c in tree.this.expressions if isinstance(c, exp.ColumnDef)]
+            sel = ", ".join(f"CAST(NULL AS {spark_type(c.args['kind'].sql('duckdb'))}) AS `{c.name}`" for c in cols)
+            df = self.spark.sql(f"SELECT {sel} WHERE false")
+        else:
+            df = self._query(tree.expression, params)
+        if temporary:
+            if name.lower() in self._temps and not tree.args.get("replace"):
+                if tree.args.get("exists"):
+                    return
+                raise SparkSQLError(f"temporary table {name!r} already exists")
+            self._set(name.lower(), df)
+            return
+        key = ((db or MAIN).lower(), name.lower())
+        if key[0] not in self._schemas:
+            raise SparkSQLError(f"schema {db!r} does not exist; create it first")
+        if key in self._tables and not tree.args.get("replace"):
+            if tree.args.get("exists"):
+                return
+            raise SparkSQLError(f"table {table.sql('duckdb')!r} already exists")
+        with self._autocommit():
+            self._names[key] = (db or MAIN, name)
+            self._set(key, df)
+
+    def _insert(self, tree: exp.Insert, params) -> None:
+        target = tree.this
+        cols = None
+        if isinstance(target, exp.Schema):
+            cols = [c.name for c in target.expressions]
+            target = target.this
+        key = self._target(target, "INSERT")
+        old = self._content(key)
+        src = tree.expression
+        if isinstance(src, exp.Values):  # rows as SELECTs: Spark's VALUES takes no scalar subquery
+            rows = [exp.select(*[e.copy() for e in t.expressions]) for t in src.expressions]
+            src = rows[0]
+            for r in rows[1:]:
+                src = exp.union(src, r, distinct=False)
+        new = self._query(src, params)
+        names = old.columns
+        if cols is None:
+            cols = names[:len(new.columns)]
+        if len(cols) != len(new.columns):
+            raise SparkSQLError(f"INSERT into {target.sql('duckdb')!r}: {len(new.columns)} values for "
+                                f"{len(cols)} columns")
+        lower = {c.lower(): i for i, c in enumerate(cols)}
+        from pyspark.sql import functions as F
+        types = dict(old.dtypes)
+        new = new.toDF(*[f"sqlanon__c{i}" for i in range(len(new.columns))])  # by position
+        sel = [(F.col(f"sqlanon__c{lower[c.lower()]}") if c.lower() in lower else F.lit(None)).cast(types[c]).alias(c)
+               for c in names]
+        with self._autocommit():
+            self._set(key, old.union(new.select(*sel)))
+
+    def _update(self, tree: exp.Update, params) -> None:
+        table = tree.this
+        key = self._target(table, "UPDATE")
+        alias = table.alias_or_name
+        old = self._content(key)
+        sets = {e.this.name.lower(): e.expression for e in tree.expressions}
+        where = tree.args.get("where")
+        cond = where.this if where else exp.true()
+        src = tree.args.get("from") or tree.args.get("from_")
+        tgt = exp.Table(this=exp.to_identifier("sqlanon__upd_old"), alias=exp.TableAlias(this=exp.to_identifier(alias)))
+        old.createOrReplaceTempView("sqlanon__upd_old")
+        hit = cond
+        q = exp.select().from_(tgt)
+        if src is not None:
+            other = src.this
+            oalias = other.alias_or_name
+            joined = exp.Subquery(this=exp.select("*", exp.alias_(exp.true(), "sqlanon__hit")).from_(other.copy()),
+                                  alias=exp.TableAlias(this=exp.to_identifier(oalias)))
+            q = q.join(joined, on=cond, join_type="LEFT")
+            hit = exp.column("sqlanon__hit", oalias).is_(exp.true())
+        for c in old.columns:
+            col = exp.column(c, alias, quoted=True)
+            if c.lower() in sets:
+                val = exp.Case(ifs=[exp.If(this=hit.copy(), true=exp.cast(sets[c.lower()].copy(),
+                                                                       _dtype(old.schema[c].dataType)))],
+                               default=col)
+                q = q.select(exp.alias_(val, c, quoted=True))
+            else:
+                q = q.select(exp.alias_(col, c, quoted=True))
+        new = self._query(q, params)
+        if src is not None:
+            n0, n1 = old.count(), new.count()
+            if n0 != n1:
+                raise SparkSQLError(f"UPDATE of {table.sql('duckdb')!r}: a row matched more than one row of FROM")
+        with self._autocommit():
+            self._set(key, new)
+
+    def _delete(self, tree: exp.Delete, params) -> None:
+        table = tree.this
+        key = self._target(table, "DELETE")
+        old = self._content(key)
+        old.createOrReplaceTempView("sqlanon__del_old")
+        where = tree.args.get("where")
+        tgt = exp.Table(this=exp.to_identifier("sqlanon__del_old"),
+                        alias=exp.TableAlias(this=exp.to_identifier(table.alias_or_name)))
+        q = exp.select("*").from_(tgt)
+        if where is not None:
+            q = q.where(exp.not_(exp.Coalesce(this=exp.Paren(this=where.this.copy()), expressions=[exp.false()])))
+        else:
+            q = q.where(exp.false())
+        with self._autocommit():
+            self._set(key, self._query(q, params))
+
+    def _drop(self, tree: exp.Drop) -> None:
+        for t in tree.expressions:
+            key = self._key(t)
+            if key is None:
+                if tree.args.get("exists"):
+                    continue
+                raise SparkSQLError(f"DROP: {t.sql('duckdb')!r} does not exist")
+            if isinstance(key, str):
+                self._temps.pop(key)
+                self.spark.catalog.dropTempView(key)
+            else:
+                with self._autocommit():
+                    self._tables.pop(key)
+                    self.spark.catalog.dropTempView(self._view(key))
+                    self._txn["dirty"].add(key)
+
+    def _alter(self, tree: exp.Alter) -> None:
+        from pyspark.sql import functions as F
+        key = self._target(tree.this, "ALTER TABLE")
+        df = self._content(key)
+        for a in tree.args.get("actions") or []:
+            if not isinstance(a, exp.ColumnDef):
+                raise SparkSQLError(f"ALTER TABLE: only ADD COLUMN is supported, not {a.sql('duckdb')}")
+            if a.name.lower() in (c.lower() for c in df.columns):
+                if a.args.get("exists"):
+                    continue
+                raise SparkSQLError(f"ALTER TABLE: column {a.name!r} exists")
+            df = df.withColumn(a.name, F.lit(None).cast(spark_type(a.args["kind"].sql("duckdb"))))
+        with self._autocommit():
+            self._set(key, df)
+
+    # ---------------------------------------------------------------- catalog
+    def exists(self, name: str, *, temporary: bool = False, schema: str | None = None) -> bool:
+        if temporary and schema is None and name.lower() in self._temps:
+            return True
+        if schema is None:
+            if any(k[1] == name.lower() for k in self._tables):
+                return True
+            return (name.lower() not in self._temps
+                    and self.spark.catalog.tableExists(name) if "." not in name else False)
+        return (schema.lower(), name.lower()) in self._tables
+
+    def locate(self, name: str, *, schema: str | None = None):
+        for k, (s, n) in self._names.items():
+            if k in self._tables and k[1] == name.lower() and (schema is None or k[0] == schema.lower()):
+                return ("spark", s, n)
+        return None
+
+    def find_tables(self, names: Sequence[str], *, schema: str) -> list[str]:
+        want = {n.lower() for n in names}
+        return sorted(self._names[k][1] for k in self._tables if k[0] == schema.lower() and k[1] in want)
+
+    def current_database(self) -> str:
+        return "spark"
+
+    def setting(self, name: str):
+        """``threads``: the session's default parallelism; no other DuckDB setting."""
+        if name == "threads":
+            return self.spark.sparkContext.defaultParallelism
+        raise SparkSQLError(f"the Spark engine has no setting {name!r}")
+
+    def columns(self, table: str) -> dict[str, str]:
+        df = self._frame(table)
+        return {f.name: duck_type(f.dataType) for f in df.schema.fields}
+
+    def _frame(self, table: str) -> DataFrame:
+        """The content of a table named as the library names it (``schema.table``
+        or a plain name: a temp, state or Spark catalog table)."""
+        parts = table.split(".")
+        key = (parts[0].lower(), parts[1].lower()) if len(parts) == 2 else None
+        if key is not None and key in self._tables:
+            return self._tables[key]
+        if len(parts) == 1:
+            if table.lower() in self._temps and self._temps[table.lower()] is not None:
+                return self._temps[table.lower()]
+            if (MAIN, table.lower()) in self._tables:
+                return self._tables[(MAIN, table.lower())]
+        try:
+            return self.spark.table(table)
+        except AnalysisException as exc:
+            raise SqlanonError(f"table {table!r} does not exist; create it first or check the name") from exc
+
+    def table(self, table: str) -> DataFrame:
+        """A table (a published one: ``sqlanon_<P>_qit``) as a Spark DataFrame."""
+        return self._frame(table)
+
+    def relations(self, *, current_database: bool = False) -> list[str]:
+        return [self._names[k][1] for k in self._tables]
+
+    def schema_relations(self) -> list[tuple[str, str]]:
+        return [self._names[k] for k in self._tables]
+
+    def drop_temporary(self, names: Sequence[str]) -> None:
+        for n in names:
+            if n.lower() in self._temps:
+                self._temps.pop(n.lower())
+                self.spark.catalog.dropTempView(n)
+
+    def cursor(self) -> "_Committed":
+        return _Committed(self)
+
+    def close(self) -> None:
+        self.rollback()
+
+    def load(self, name: str, data, *, schema: str = MAIN) -> None:
+        """Create or replace state-free table ``name`` (a source) from a pandas
+        DataFrame or a Spark DataFrame, committed to the warehouse."""
+        df = data if isinstance(data, DataFrame) else self.spark.createDataFrame(data)
+        key = (schema.lower(), name.lower())
+        with self._autocommit():
+            self._schemas.add(key[0])
+            self._names[key] = (schema, name)
+            self._set(key, df)
+
+
+class _Committed:
+    """A read-only view of the committed state (what the publisher's last check
+    before COMMIT reads: has another engine released meanwhile?)."""
+
+    def __init__(self, eng: SparkEngine) -> None:
+        self.eng = eng
+
+    def fetch(self, sql: str, params=None) -> list[tuple]:
+        man = self.eng._manifest()
+        paths = {(t["schema"].lower(), t["name"].lower()): t["path"] for t in man["tables"]}
+        tree = _bind(sqlglot.parse_one(sql, read="duckdb"), params)
+
+        def fix(n):
+            if isinstance(n, exp.Table) and n.name:
+                key = (n.text("db").lower() or MAIN, n.name.lower())
+                if key not in paths:
+                    raise SparkSQLError(f"table {n.sql('duckdb')!r} does not exist (committed)")
+                p = str(self.eng.warehouse / paths[key])
+                return exp.Table(this=exp.to_identifier(p, quoted=True), db=exp.to_identifier("parquet"),
+                                 alias=exp.TableAlias(this=exp.to_identifier(n.name)))
+            return n
+        return [tuple(r) for r in self.eng.spark.sql(tree.transform(fix).sql("spark")).collect()]
+
+    def close(self) -> None:
+        pass
+
+
+def _ordered_list(order: exp.Order) -> exp.Expression:
+    """DuckDB's ``list(x ORDER BY k1 [DESC], ...)`` in Spark: the structs (k1, ...,
+    x) collected, sorted by a comparator (each key ascending or descending,
+    NULLs last as in DuckDB), then x of each."""
+    keys = order.expressions
+    fields = ", ".join(f"'k{i}', {k.this.sql('spark')}" for i, k in enumerate(keys))
+    cmp = "0"
+    for i in reversed(range(len(keys))):
+        d = -1 if keys[i].args.get("desc") else 1
+        a, b = f"l.k{i}", f"r.k{i}"
+        cmp = (f"CASE WHEN {a} IS NULL AND {b} IS NULL THEN {cmp} WHEN {a} IS NULL THEN 1 WHEN {b} IS NULL THEN -1 "
+               f"WHEN {a} < {b} THEN {-d} WHEN {a} > {b} THEN {d} ELSE {cmp} END")
+    sql = (f"transform(array_sort(collect_list(named_struct({fields}, 'v', {order.this.sql('spark')})), "
+           f"(l, r) -> {cmp}), s -> s.v)")
+    return sqlglot.parse_one(sql, read="spark")
+
+
+def _dtype(t: T.DataType) -> exp.DataType:
+    return exp.DataType.build(t.simpleString(), dialect="spark")
+
+
+def _bind(tree: exp.Expression, params) -> exp.Expression:
+    """Parameters as typed literals in the tree: ``$name`` from a dict, ``?`` and
+    ``$1`` from a list."""
+    if not params:
+        return tree
+    pos = iter(params) if isinstance(params, (list, tuple)) else None
+
+    def lit(v):
+        if isinstance(v, (list, tuple)):
+            return exp.Array(expressions=[lit(x) for x in v])
+        return exp.convert(v)
+
+    def fix(n):
+        if isinstance(n, exp.Placeholder):
+            name = n.name
+            if isinstance(params, dict):
+                if name not in params:
+                    raise SparkSQLError(f"parameter ${name} has no value")
+                return lit(params[name])
+            if name and name.isdigit():
+                return lit(params[int(name) - 1])
+            return lit(next(pos))
+        return n
+    return tree.transform(fix)
