@@ -429,19 +429,20 @@ class SparkEngine(Engine):
                     return exp.Table(this=exp.to_identifier(self._view(key)), alias=alias.copy())
                 return n
             if isinstance(n, exp.ArrayAgg) and isinstance(n.this, exp.Order):
-                return _ordered_list(n.this)
+                return _ordered_list(n.this.copy().transform(fix))
             if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and isinstance(n.expressions[0], exp.Slice):
                 # DuckDB's 1-based inclusive slice x[a:b] (a, b optional) is slice(x, a, b - a + 1)
-                sl, arr = n.expressions[0], n.this
-                a = sl.this.copy() if sl.this is not None else exp.Literal.number(1)
-                b = sl.expression.copy() if sl.expression is not None else exp.func("size", arr.copy(), dialect="spark")
+                # (transform does not descend into a node it replaced: the parts are fixed here)
+                sl, arr = n.expressions[0], n.this.copy().transform(fix)
+                a = sl.this.copy().transform(fix) if sl.this is not None else exp.Literal.number(1)
+                b = sl.expression.copy().transform(fix) if sl.expression is not None else exp.func("size", arr.copy(), dialect="spark")
                 length = exp.func("greatest", exp.Sub(this=exp.Paren(this=b), expression=exp.Paren(this=a.copy())) + 1,
                                   exp.Literal.number(0))
                 return exp.Anonymous(this="slice", expressions=[arr.copy(), a, length])
             if isinstance(n, exp.Anonymous) and str(n.this).lower() == "error":
-                return exp.Anonymous(this="raise_error", expressions=[e.copy() for e in n.expressions])
+                return exp.Anonymous(this="raise_error", expressions=[e.copy().transform(fix) for e in n.expressions])
             if isinstance(n, exp.Anonymous) and str(n.this).lower() in self._macros:
-                return _inline(n, self._macros)
+                return _inline(n, self._macros).transform(fix)
             return n
 
         return tree.transform(fix)
