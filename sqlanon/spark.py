@@ -76,7 +76,10 @@ def session(master: str = "local[2]", **conf) -> SparkSession:
          .config("spark.sql.session.timeZone", "UTC")
          .config("spark.sql.shuffle.partitions", "4")
          .config("spark.ui.enabled", "false")
-         .config("spark.sql.adaptive.enabled", "true"))
+         .config("spark.sql.adaptive.enabled", "true")
+         # a UNION ALL of two checkpointed tables failed to plan in Spark 4.3 ("key not found" in
+         # Union.rewriteConstraints); constraint propagation off, it plans (and long plans plan faster)
+         .config("spark.sql.constraintPropagation.enabled", "false"))
     for k, v in conf.items():
         b = b.config(k, v)
     spark = b.getOrCreate()
@@ -416,36 +419,14 @@ class SparkEngine(Engine):
         return self._temps[key] if isinstance(key, str) else self._tables[key]
 
     def _prepare(self, tree: exp.Expression, params) -> exp.Expression:
-        """The tree with parameters bound, state tables resolved to their views,
-        macros inlined and the DuckDB constructs Spark spells otherwise rewritten."""
-        tree = tree.copy()
-        tree = _bind(tree, params)
-
-        def fix(n: exp.Expression) -> exp.Expression:
-            if isinstance(n, exp.Table) and n.name and not isinstance(n.parent, (exp.Create, exp.Drop)):
-                key = self._key(n)
-                if isinstance(key, tuple):
-                    alias = n.args.get("alias") or exp.TableAlias(this=exp.to_identifier(n.name))
-                    return exp.Table(this=exp.to_identifier(self._view(key)), alias=alias.copy())
-                return n
-            if isinstance(n, exp.ArrayAgg) and isinstance(n.this, exp.Order):
-                return _ordered_list(n.this.copy().transform(fix))
-            if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and isinstance(n.expressions[0], exp.Slice):
-                # DuckDB's 1-based inclusive slice x[a:b] (a, b optional) is slice(x, a, b - a + 1)
-                # (transform does not descend into a node it replaced: the parts are fixed here)
-                sl, arr = n.expressions[0], n.this.copy().transform(fix)
-                a = sl.this.copy().transform(fix) if sl.this is not None else exp.Literal.number(1)
-                b = sl.expression.copy().transform(fix) if sl.expression is not None else exp.func("size", arr.copy(), dialect="spark")
-                length = exp.func("greatest", exp.Sub(this=exp.Paren(this=b), expression=exp.Paren(this=a.copy())) + 1,
-                                  exp.Literal.number(0))
-                return exp.Anonymous(this="slice", expressions=[arr.copy(), a, length])
-            if isinstance(n, exp.Anonymous) and str(n.this).lower() == "error":
-                return exp.Anonymous(this="raise_error", expressions=[e.copy().transform(fix) for e in n.expressions])
-            if isinstance(n, exp.Anonymous) and str(n.this).lower() in self._macros:
-                return _inline(n, self._macros).transform(fix)
-            return n
-
-        return tree.transform(fix)
+        """The tree for Spark (:func:`translate`), state tables resolved to their views."""
+        def resolve(n: exp.Table) -> exp.Table | None:
+            key = self._key(n)
+            if isinstance(key, tuple):
+                alias = n.args.get("alias") or exp.TableAlias(this=exp.to_identifier(n.name))
+                return exp.Table(this=exp.to_identifier(self._view(key)), alias=alias.copy())
+            return None
+        return translate(tree, params, resolve=resolve, macros=self._macros)
 
     # ---- writes
     def _create(self, tree: exp.Create, params) -> None:
@@ -508,21 +489,29 @@ class SparkEngine(Engine):
             src = rows[0]
             for r in rows[1:]:
                 src = exp.union(src, r, distinct=False)
-        new = self._query(src, params)
+        q = self.sql(src, params)
+        width = len(self.spark.sql(q).columns)  # (analysis only)
         names = old.columns
+        if tree.args.get("by_name"):
+            cols = list(self.spark.sql(q).columns)
+            missing = [c for c in cols if c.lower() not in {n.lower() for n in names}]
+            if missing:
+                raise SparkSQLError(f"INSERT BY NAME into {target.sql('duckdb')!r}: no column {missing[0]!r}")
         if cols is None:
-            cols = names[:len(new.columns)]
-        if len(cols) != len(new.columns):
-            raise SparkSQLError(f"INSERT into {target.sql('duckdb')!r}: {len(new.columns)} values for "
-                                f"{len(cols)} columns")
-        lower = {c.lower(): i for i, c in enumerate(cols)}
-        from pyspark.sql import functions as F
+            cols = names[:width]
+        if len(cols) != width:
+            raise SparkSQLError(f"INSERT into {target.sql('duckdb')!r}: {width} values for {len(cols)} columns")
+        # one SQL union (the old rows, the new ones by position cast to the table's types): built with the
+        # DataFrame API instead, Spark 4 failed to checkpoint some of these plans ("key not found")
+        pos = {c.lower(): i for i, c in enumerate(cols)}
         types = dict(old.dtypes)
-        new = new.toDF(*[f"sqlanon__c{i}" for i in range(len(new.columns))])  # by position
-        sel = [(F.col(f"sqlanon__c{lower[c.lower()]}") if c.lower() in lower else F.lit(None)).cast(types[c]).alias(c)
-               for c in names]
+        sel = ", ".join(f"CAST({f'sqlanon__c{pos[c.lower()]}' if c.lower() in pos else 'NULL'} AS {types[c]}) "
+                        f"AS {_bq(c)}" for c in names)
+        aliases = ", ".join(f"sqlanon__c{i}" for i in range(width))
+        view = key if isinstance(key, str) else self._view(key)
         with self._autocommit():
-            self._set(key, old.union(new.select(*sel)))
+            self._set(key, self.spark.sql(f"SELECT * FROM {_bq(view)} UNION ALL "
+                                          f"SELECT {sel} FROM ({q}) AS sqlanon__new({aliases})"))
 
     def _update(self, tree: exp.Update, params) -> None:
         table = tree.this
@@ -578,7 +567,7 @@ class SparkEngine(Engine):
             self._set(key, self._query(q, params))
 
     def _drop(self, tree: exp.Drop) -> None:
-        for t in tree.expressions:
+        for t in tree.args.get("tables") or tree.expressions or [tree.this]:
             key = self._key(t)
             if key is None:
                 if tree.args.get("exists"):
@@ -719,6 +708,54 @@ class _Committed:
         pass
 
 
+def translate(tree: exp.Expression | str, params=None, *, resolve=None, macros=None) -> exp.Expression:
+    """A statement in sqlanon's SQL (DuckDB's dialect; text or a sqlglot tree)
+    as a sqlglot tree that writes Spark SQL (``.sql("spark")``): parameters
+    bound as literals, ``resolve(table)`` -> a replacement table node (or None),
+    scalar ``macros`` (:func:`scalar_macros`) inlined, and the DuckDB constructs
+    that sqlglot's Spark dialect writes wrong rewritten. Needs no SparkSession
+    (tests/test_transpile.py checks every template through it)."""
+    tree = sqlglot.parse_one(tree, read="duckdb") if isinstance(tree, str) else tree.copy()
+    tree = _bind(tree, params)
+    macros = scalar_macros() if macros is None else macros
+
+    def fix(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Table) and n.name and not isinstance(n.parent, (exp.Create, exp.Drop)):
+            return (resolve(n) if resolve else None) or n
+        if isinstance(n, exp.ArrayAgg) and isinstance(n.this, exp.Order):
+            return _ordered_list(n.this.copy().transform(fix))
+        if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and isinstance(n.expressions[0], exp.Slice):
+            # DuckDB's 1-based inclusive slice x[a:b] (a, b optional) is slice(x, a, b - a + 1)
+            # (transform does not descend into a node it replaced: the parts are fixed here)
+            sl, arr = n.expressions[0], n.this.copy().transform(fix)
+            a = sl.this.copy().transform(fix) if sl.this is not None else exp.Literal.number(1)
+            b = sl.expression.copy().transform(fix) if sl.expression is not None else exp.func("size", arr.copy(), dialect="spark")
+            length = exp.func("greatest", exp.Sub(this=exp.Paren(this=b), expression=exp.Paren(this=a.copy())) + 1,
+                              exp.Literal.number(0))
+            return exp.Anonymous(this="slice", expressions=[arr.copy(), a, length])
+        if (isinstance(n, exp.Lambda) and len(n.expressions) == 2
+                and isinstance(n.parent, (exp.ArrayFilter, exp.Transform))):
+            # DuckDB's element index in list_filter / list_transform is 1-based, Spark's 0-based
+            i = n.expressions[1].name
+            body = n.this.copy().transform(
+                lambda c: exp.Paren(this=exp.Add(this=exp.column(i), expression=exp.Literal.number(1)))
+                if isinstance(c, exp.Column) and not c.table and c.name == i else c)
+            return exp.Lambda(this=body.transform(fix), expressions=[e.copy() for e in n.expressions])
+        if isinstance(n, exp.Anonymous) and str(n.this).lower() == "list_position":
+            return exp.Anonymous(this="array_position", expressions=[e.copy().transform(fix) for e in n.expressions])
+        if isinstance(n, exp.ArrayOverlaps):  # (sqlglot writes &&, which Spark does not parse)
+            return exp.Anonymous(this="arrays_overlap",
+                                 expressions=[n.this.copy().transform(fix), n.expression.copy().transform(fix)])
+        if isinstance(n, exp.Anonymous) and str(n.this).lower() == "error":
+            return exp.Anonymous(this="raise_error", expressions=[e.copy().transform(fix) for e in n.expressions])
+        if isinstance(n, exp.Anonymous) and str(n.this).lower() in macros:
+            return _inline(n, macros).transform(fix)
+        return n
+
+
+    return tree.transform(fix)
+
+
 def _ordered_list(order: exp.Order) -> exp.Expression:
     """DuckDB's ``list(x ORDER BY k1 [DESC], ...)`` in Spark: the structs (k1, ...,
     x) collected, sorted by a comparator (each key ascending or descending,
@@ -734,6 +771,11 @@ def _ordered_list(order: exp.Order) -> exp.Expression:
     sql = (f"transform(array_sort(collect_list(named_struct({fields}, 'v', {order.this.sql('spark')})), "
            f"(l, r) -> {cmp}), s -> s.v)")
     return sqlglot.parse_one(sql, read="spark")
+
+
+def _bq(name: str) -> str:
+    """A Spark SQL identifier in backticks."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def _dtype(t: T.DataType) -> exp.DataType:

@@ -32,7 +32,10 @@ FROM range(($r - 1) * 40, 400 + ($r - 1) * 40)
 """
 
 
-def collect() -> list[tuple[str, str]]:
+def collect(calls: list | None = None) -> list[tuple[str, str]]:
+    """The (template, statement) pairs; ``calls``, if given, gets every render
+    call's (template, context, keywords), to render them again for another
+    engine."""
     seen: dict[tuple[str, str], None] = {}
     real = templates.render
 
@@ -40,6 +43,8 @@ def collect() -> list[tuple[str, str]]:
         stmts = real(env, name, context, **kw)
         for s in stmts:
             seen.setdefault((name, s), None)
+        if calls is not None:
+            calls.append((name, dict(context), dict(kw)))
         return stmts
 
     default_min_rows = m_invariance.ROWID_SORT_MIN_ROWS

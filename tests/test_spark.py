@@ -105,12 +105,15 @@ def test_engine_statements_match_duckdb(tmp_path, spark):
         "UPDATE t SET v = upper(v) WHERE n > 4",
         "DELETE FROM u WHERE w IN (SELECT 20)",
         "DELETE FROM t WHERE v IS NULL",
+        "CREATE TEMP TABLE gone AS SELECT 1 AS a",
+        "DROP TABLE gone",
     ]
     with eng.transaction():
         for stmt in script:
             eng.execute(stmt)
     for stmt in script:
         con.execute(stmt)
+    assert not eng.exists("gone", temporary=True)
     queries = [
         "SELECT * FROM t",
         "SELECT * FROM u",

@@ -76,9 +76,77 @@ SPARK_GAPS = {
 }
 
 
+_CALLS: list = []
+
+
 @pytest.fixture(scope="module")
 def rendered() -> list[tuple[str, str]]:
-    return collect()
+    return collect(_CALLS)
+
+
+# What the Spark engine (sqlanon/spark.py: the templates rendered with
+# sql/_lib/spark.sql.j2, then sqlanon.spark.translate) still cannot give Spark,
+# per template: "reparse" = the output does not parse as Spark SQL; "hash" =
+# DuckDB's hash() is left where it decides content (Spark's hash() differs, so
+# the releases would differ: the portable hash of sql/_lib/hash.sql.j2 is not
+# used there yet); the others as in SPARK_GAPS. Templates not listed have none:
+# the anatomy models, the release gate and the slicing run on Spark
+# (tests/test_spark.py).
+SPARK_ENGINE_GAPS = {
+    "_audit/qi_linking.sql.j2": {"list_"},
+    "_slicing/sliced.sql.j2": {"hash"},
+    "m_invariance/01_snapshot.sql.j2": {"hash"},
+    "m_invariance/04_refill.sql.j2": {"hash"},
+    "m_invariance/06_constrained.sql.j2": {"hash"},
+    "m_invariance/08_assign.sql.j2": {"hash"},
+    "m_invariance/09_publish.sql.j2": {"hash"},
+    "sliced_bucket/01_snapshot.sql.j2": {"hash"},
+    "sliced_bucket/04_refill.sql.j2": {"hash"},
+    "sliced_bucket/06_constrained.sql.j2": {"hash"},
+    "sliced_bucket/06_holdover.sql.j2": {"hash"},
+    "sliced_bucket/08_assign.sql.j2": {"hash"},
+    "sliced_bucket/09_publish.sql.j2": {"hash"},
+    "unprotected/09_publish.sql.j2": {"hash"},
+}
+
+# templates where hash() only orders rows, keys a join or codes a value (no effect on content)
+_ORDER_ONLY_HASH = {"anatomy/09_publish.sql.j2", "_gate/presence.sql.j2", "_slicing/phi.sql.j2"}
+
+
+def test_every_template_translates_for_the_spark_engine(rendered):
+    """Every render call of the collection, rendered again for the Spark engine
+    and translated statement by statement, gives Spark SQL that sqlglot's Spark
+    dialect parses; what is left to port is exactly SPARK_ENGINE_GAPS."""
+    pytest.importorskip("pyspark")  # (sqlanon.spark imports it; no JVM is started)
+    from sqlanon import templates
+    from sqlanon.spark import translate
+
+    env = templates.environment(None, "spark")
+    gaps: dict[str, set[str]] = {}
+    for name, context, kw in _CALLS:
+        for stmt in templates.render(env, name, context, **kw):
+            for tree in sqlglot.parse(stmt, read="duckdb"):
+                if tree is None:
+                    continue
+                spark = translate(tree).sql(dialect="spark")
+                bare = translate(tree).sql(dialect="spark", comments=False)  # (markers in comments do not count)
+                found = set()
+                try:
+                    if isinstance(sqlglot.parse_one(spark, read="spark", error_level=ErrorLevel.RAISE), exp.Command):
+                        found.add("reparse")
+                except ParseError:
+                    found.add("reparse")
+                if re.search(r"HUGEINT|\bu?int128\b|UBIGINT", bare, re.I):
+                    found.add("128-bit")
+                if re.search(r"\browid\b", bare, re.I):
+                    found.add("rowid")
+                if re.search(r"\bLIST_\w+\(", bare, re.I):
+                    found.add("list_")
+                if re.search(r"\bHASH\(", bare) and name not in _ORDER_ONLY_HASH:
+                    found.add("hash")
+                if found:
+                    gaps.setdefault(name, set()).update(found)
+    assert gaps == SPARK_ENGINE_GAPS
 
 
 def test_every_template_is_rendered(rendered):

@@ -106,8 +106,9 @@ def domains(pub, ctx: dict) -> None:
     values: ctx["mask_qi"] gets those QI's 1-based positions."""
     cat = [k for k, (_, numeric) in enumerate(ctx["qi_info"], 1) if not numeric]
     if cat:
-        lens = pub._q(f"SELECT {', '.join(f'coalesce(len(d{k}), 0)' for k in cat)} FROM {ctx['T']['doms']}")[0]
-        ctx["mask_qi"] = [k for k, n in zip(cat, lens) if n <= MAX_MASK_VALUES]
+        lens = pub._q(f"SELECT {', '.join(f'coalesce(array_length(d{k}), 0)' for k in cat)} FROM {ctx['T']['doms']}")[0]
+        limit = min(MAX_MASK_VALUES, int(pub.env.globals["lib"].mask_values))  # the engine's signed masks
+        ctx["mask_qi"] = [k for k, n in zip(cat, lens) if n <= limit]
 
 
 def before_eligible(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
