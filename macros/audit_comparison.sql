@@ -182,9 +182,9 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
                      WHEN c.s = c.size_a THEN 'insert'
                      ELSE 'remove' END AS direction) AS x
         WHERE CASE x.direction
-                  WHEN 'insert' THEN len(d.plus) BETWEEN 1 AND l - 1
-                  WHEN 'remove' THEN len(d.minus) BETWEEN 1 AND l - 1
-                  ELSE len(d.plus) BETWEEN 1 AND l - 1 OR len(d.minus) BETWEEN 1 AND l - 1
+                  WHEN 'insert' THEN array_length(d.plus) BETWEEN 1 AND l - 1
+                  WHEN 'remove' THEN array_length(d.minus) BETWEEN 1 AND l - 1
+                  ELSE array_length(d.plus) BETWEEN 1 AND l - 1 OR array_length(d.minus) BETWEEN 1 AND l - 1
               END
     ),
     -- their extra records (QI tuples) on the bigger side, and whether any of them
@@ -215,11 +215,11 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
                WHEN direction = 'update' THEN 'SVM'
                WHEN direction = 'insert' AND moved_in THEN 'partition changing'
                WHEN direction = 'remove' AND moved_out THEN 'partition changing'
-               WHEN direction = 'insert' AND len(ga) = 1 AND len(gb) = 1 THEN 'iFRCA'
-               WHEN direction = 'insert' AND len(ga) = 1 THEN 'iMRCA'
+               WHEN direction = 'insert' AND array_length(ga) = 1 AND array_length(gb) = 1 THEN 'iFRCA'
+               WHEN direction = 'insert' AND array_length(ga) = 1 THEN 'iMRCA'
                WHEN direction = 'insert' THEN 'iMRcMLA'
-               WHEN len(ga) = 1 AND len(gb) = 1 THEN 'dFLCA'
-               WHEN len(gb) = 1 THEN 'dMLCA'
+               WHEN array_length(ga) = 1 AND array_length(gb) = 1 THEN 'dFLCA'
+               WHEN array_length(gb) = 1 THEN 'dMLCA'
                ELSE 'dMLcMRA'
            END AS attack,
            r_old AS release_old, r_new AS release_new,

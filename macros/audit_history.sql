@@ -105,7 +105,7 @@ CREATE OR REPLACE MACRO sqlanon__signature_violations(project, m) AS TABLE
     FROM h AS a
     JOIN h AS b ON a.id = b.id AND b.pos = a.pos + 1
     WHERE a.signature <> b.signature
-      AND NOT (a.sa IS DISTINCT FROM b.sa AND len(list_intersect(a.signature, b.signature)) = 0)
+      AND NOT (a.sa IS DISTINCT FROM b.sa AND array_length(list_intersect(a.signature, b.signature)) = 0)
     UNION ALL
     SELECT h.id, 'not_m_unique', h.release, h.release, h.signature, h.signature
     FROM h
@@ -130,7 +130,7 @@ CREATE OR REPLACE MACRO sqlanon__collusion_violations(project, m) AS TABLE
            list_sort(list_intersect(a.signature, b.signature)) AS common
     FROM ps AS a
     JOIN ps AS b ON a.id = b.id AND a.releases[1] < b.releases[1]
-    WHERE len(list_intersect(a.signature, b.signature)) BETWEEN 1 AND m - 1;
+    WHERE array_length(list_intersect(a.signature, b.signature)) BETWEEN 1 AND m - 1;
 COMMENT ON MACRO TABLE sqlanon__collusion_violations IS 'Internal: sqlanon_collusion_violations, unordered.';
 CREATE OR REPLACE MACRO sqlanon_collusion_violations(project, m) AS TABLE
     SELECT * FROM sqlanon__collusion_violations(project, m) ORDER BY id, releases_a, releases_b;
@@ -159,8 +159,8 @@ CREATE OR REPLACE MACRO sqlanon__intersection_attack(project, m) AS TABLE
         HAVING count(*) < m
     )
     SELECT id, releases, n_releases, candidates,
-           len(candidates) AS n_candidates,
-           len(candidates) = 1 AS disclosed,
+           array_length(candidates) AS n_candidates,
+           array_length(candidates) = 1 AS disclosed,
            list_contains(candidates, true_sa) AS correct
     FROM cand JOIN per USING (id);
 COMMENT ON MACRO TABLE sqlanon__intersection_attack IS 'Internal: sqlanon_intersection_attack, unordered.';

@@ -140,6 +140,130 @@ def scalar_macros() -> dict[str, tuple[list[str], exp.Expression]]:
     return out
 
 
+_TABLE_MACRO = re.compile(r"CREATE\s+OR\s+REPLACE\s+MACRO\s+(\w+)\s*\(([^)]*)\)\s+AS\s+TABLE\b(.*?);\s*$",
+                          re.S | re.M | re.I)
+
+
+def table_macros() -> dict[str, tuple[list[tuple[str, exp.Expression | None]], exp.Expression]]:
+    """sqlanon's table macros (macros/*.sql), name -> ([(parameter, default)],
+    query): the Spark engine inlines a call as a subquery (the checks and the
+    audit keep one definition for both engines)."""
+    out = {}
+    for f in sorted(macros_dir().glob("*.sql")):
+        text = re.sub(r"--[^\n]*", "", f.read_text())
+        for m in _TABLE_MACRO.finditer(text):
+            params = []
+            for p in (p.strip() for p in m.group(2).split(",") if p.strip()):
+                name, _, default = p.partition(":=")
+                params.append((name.strip(), sqlglot.parse_one(default, read="duckdb") if default.strip() else None))
+            try:
+                out[m.group(1).lower()] = (params, sqlglot.parse_one(m.group(3), read="duckdb"))
+            except sqlglot.errors.ParseError:
+                continue
+    return out
+
+
+def _fold_text(e: exp.Expression) -> str:
+    """The text of a constant string expression ('a' || 'b' || ...)."""
+    if isinstance(e, exp.Literal) and e.is_string:
+        return e.this
+    if isinstance(e, (exp.DPipe, exp.Concat)) and not isinstance(e, exp.Concat):
+        return _fold_text(e.this) + _fold_text(e.expression)
+    if isinstance(e, exp.Paren):
+        return _fold_text(e.this)
+    if isinstance(e, exp.Cast):
+        return _fold_text(e.this)
+    raise SparkSQLError(f"the Spark engine needs a constant table name here, not {e.sql('duckdb')}")
+
+
+def inline_table_macros(tree: exp.Expression, tmacros, columns_of) -> exp.Expression:
+    """Calls of sqlanon's table macros in FROM as subqueries (arguments
+    substituted for the parameters), ``query_table('...')`` of a constant name
+    as that table, and DuckDB's ``COLUMNS(lambda c: ...)`` star as the columns
+    of the FROM table (``columns_of(table) -> names``) it selects."""
+    def call(n):
+        if isinstance(n, exp.Table) and isinstance(n.this, exp.Anonymous):
+            name = str(n.this.this).lower()
+            if name == "query_table":
+                parts = _fold_text(n.this.expressions[0]).split(".")
+                t = exp.to_table(".".join(exp.to_identifier(x).sql("duckdb") for x in parts), dialect="duckdb")
+                if n.args.get("alias"):
+                    t.set("alias", n.args["alias"].copy())
+                return t
+            if name in tmacros:
+                params, body = tmacros[name]
+                args = list(n.this.expressions)
+                given = {}
+                for (pname, default), i in zip(params, range(len(params))):
+                    kw = next((a for a in args if isinstance(a, exp.PropertyEQ) and a.this.name == pname), None)
+                    if kw is not None:
+                        given[pname] = kw.expression
+                    elif i < len(args) and not isinstance(args[i], exp.PropertyEQ):
+                        given[pname] = args[i]
+                    else:
+                        given[pname] = default
+                new = body.copy().transform(lambda c: given[c.name].copy()
+                                            if isinstance(c, exp.Column) and not c.table and c.name in given
+                                            and given[c.name] is not None else c)
+                alias = n.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
+                return exp.Subquery(this=inline_table_macros(new, tmacros, columns_of), alias=alias.copy())
+        return n
+    tree = tree.transform(call)
+    # COLUMNS(lambda c: pred): the FROM table's columns that satisfy pred
+    for sel in list(tree.find_all(exp.Select)):
+        stars = [c for c in sel.expressions for c in c.find_all(exp.Columns)
+                 if c.find_ancestor(exp.Select) is sel]
+        if not stars:
+            continue
+        src = sel.args.get("from_") or sel.args.get("from")
+        if src is None or not isinstance(src.this, exp.Table) or sel.args.get("joins"):
+            raise SparkSQLError("the Spark engine expands COLUMNS(...) only over one table")
+        names = columns_of(src.this)
+        for star in stars:
+            lam = star.this
+            var = lam.expressions[0].name
+            keep = []
+            for cname in names:
+                if _lambda_test(lam.this, var, cname):
+                    keep.append(exp.column(cname, quoted=True))
+            if not keep:
+                raise SparkSQLError(f"COLUMNS(...) selects no column of {src.this.sql('duckdb')}")
+            if star.args.get("unpack"):
+                parent = star.parent
+                i = parent.expressions.index(star)
+                parent.set("expressions", parent.expressions[:i] + keep + parent.expressions[i + 1:])
+            elif len(keep) == 1:
+                star.replace(keep[0])
+            else:
+                raise SparkSQLError("COLUMNS(...) outside a function call must select one column on Spark")
+    return tree
+
+
+def _lambda_test(e: exp.Expression, var: str, name: str):
+    """The value of a COLUMNS lambda's predicate for column ``name`` (the forms
+    sqlanon's macros use: =, <>, IN, NOT, AND, OR over the variable and string
+    literals)."""
+    if isinstance(e, exp.Paren):
+        return _lambda_test(e.this, var, name)
+    if isinstance(e, (exp.Identifier, exp.Column)) and e.name == var:
+        return name
+    if isinstance(e, exp.Literal):
+        return e.this
+    if isinstance(e, exp.Not):
+        return not _lambda_test(e.this, var, name)
+    if isinstance(e, exp.And):
+        return _lambda_test(e.this, var, name) and _lambda_test(e.expression, var, name)
+    if isinstance(e, exp.Or):
+        return _lambda_test(e.this, var, name) or _lambda_test(e.expression, var, name)
+    if isinstance(e, exp.EQ):
+        return _lambda_test(e.this, var, name) == _lambda_test(e.expression, var, name)
+    if isinstance(e, exp.NEQ):
+        return _lambda_test(e.this, var, name) != _lambda_test(e.expression, var, name)
+    if isinstance(e, exp.In):
+        return _lambda_test(e.this, var, name) in [_lambda_test(x, var, name) for x in e.expressions]
+    raise SparkSQLError(f"the Spark engine cannot evaluate COLUMNS(lambda ...): {e.sql('duckdb')}")
+
+
 def _inline(node: exp.Expression, macros) -> exp.Expression:
     if isinstance(node, exp.Anonymous) and str(node.this).lower() in macros:
         params, body = macros[str(node.this).lower()]
@@ -170,6 +294,7 @@ class SparkEngine(Engine):
         (self.warehouse / "tables").mkdir(parents=True, exist_ok=True)
         self.spark = spark or session()
         self._macros = scalar_macros()
+        self._tmacros = table_macros()
         self._schemas = {MAIN}
         self._tables: dict[tuple[str, str], DataFrame] = {}  # committed or in-transaction, (schema, name) lower
         self._names: dict[tuple[str, str], tuple[str, str]] = {}  # key -> spelled (schema, name)
@@ -404,7 +529,7 @@ class SparkEngine(Engine):
         """What a table reference names: a temp table (its name), a state
         table (schema, name), or None (a table of the Spark catalog)."""
         name, db = table.name.lower(), table.text("db").lower()
-        if not db and name in self._temps:
+        if db in ("", "temp") and name in self._temps:  # (DuckDB's temp schema)
             return name
         key = (db or MAIN, name)
         return key if key in self._tables else None
@@ -422,11 +547,13 @@ class SparkEngine(Engine):
         """The tree for Spark (:func:`translate`), state tables resolved to their views."""
         def resolve(n: exp.Table) -> exp.Table | None:
             key = self._key(n)
-            if isinstance(key, tuple):
+            if isinstance(key, tuple) or (key is not None and n.args.get("db")):
                 alias = n.args.get("alias") or exp.TableAlias(this=exp.to_identifier(n.name))
-                return exp.Table(this=exp.to_identifier(self._view(key)), alias=alias.copy())
+                view = self._view(key) if isinstance(key, tuple) else key
+                return exp.Table(this=exp.to_identifier(view), alias=alias.copy())
             return None
-        return translate(tree, params, resolve=resolve, macros=self._macros)
+        return translate(tree, params, resolve=resolve, macros=self._macros, tmacros=self._tmacros,
+                         columns_of=lambda t: self._frame(".".join(p.name for p in t.parts)).columns)
 
     # ---- writes
     def _create(self, tree: exp.Create, params) -> None:
@@ -708,7 +835,8 @@ class _Committed:
         pass
 
 
-def translate(tree: exp.Expression | str, params=None, *, resolve=None, macros=None) -> exp.Expression:
+def translate(tree: exp.Expression | str, params=None, *, resolve=None, macros=None, tmacros=None,
+              columns_of=None) -> exp.Expression:
     """A statement in sqlanon's SQL (DuckDB's dialect; text or a sqlglot tree)
     as a sqlglot tree that writes Spark SQL (``.sql("spark")``): parameters
     bound as literals, ``resolve(table)`` -> a replacement table node (or None),
@@ -718,6 +846,9 @@ def translate(tree: exp.Expression | str, params=None, *, resolve=None, macros=N
     tree = sqlglot.parse_one(tree, read="duckdb") if isinstance(tree, str) else tree.copy()
     tree = _bind(tree, params)
     macros = scalar_macros() if macros is None else macros
+    if columns_of is not None and any(isinstance(n, exp.Columns) or (isinstance(n, exp.Table) and isinstance(
+            n.this, exp.Anonymous)) for n in tree.walk()):
+        tree = inline_table_macros(tree, table_macros() if tmacros is None else tmacros, columns_of)
 
     def fix(n: exp.Expression) -> exp.Expression:
         if isinstance(n, exp.Table) and n.name and not isinstance(n.parent, (exp.Create, exp.Drop)):
@@ -741,6 +872,29 @@ def translate(tree: exp.Expression | str, params=None, *, resolve=None, macros=N
                 lambda c: exp.Paren(this=exp.Add(this=exp.column(i), expression=exp.Literal.number(1)))
                 if isinstance(c, exp.Column) and not c.table and c.name == i else c)
             return exp.Lambda(this=body.transform(fix), expressions=[e.copy() for e in n.expressions])
+        if isinstance(n, exp.CTE) and n.args.get("materialized") is not None:
+            n = n.copy()
+            n.set("materialized", None)  # (DuckDB's MATERIALIZED hint; Spark plans CTEs itself)
+            return n.transform(fix)
+        if isinstance(n, exp.Anonymous) and str(n.this).lower() == "list_intersect":
+            return exp.Anonymous(this="array_intersect", expressions=[e.copy().transform(fix) for e in n.expressions])
+        if isinstance(n, exp.Cast) and _is_row(n.this) and n.to.is_type("text", "varchar"):
+            # DuckDB's text of an unnamed struct: (v1, v2, NULL)
+            parts = [exp.func("coalesce", exp.cast(e.copy().transform(fix), "text"), exp.Literal.string("NULL"))
+                     for e in n.this.expressions]
+            return exp.Anonymous(this="concat", expressions=[
+                exp.Literal.string("("), exp.Anonymous(this="concat_ws", expressions=[exp.Literal.string(", "), *parts]),
+                exp.Literal.string(")")])
+        if _is_row(n):
+            return exp.Anonymous(this="struct", expressions=[e.copy().transform(fix) for e in n.expressions])
+        if isinstance(n, exp.Anonymous) and str(n.this).lower() == "list_reduce":
+            # DuckDB's reduce from the first element: aggregate over the rest, starting at the first
+            arr, lam = (e.copy().transform(fix) for e in n.expressions)
+            rest = exp.Anonymous(this="slice", expressions=[arr.copy(), exp.Literal.number(2), exp.func(
+                "greatest", exp.Sub(this=exp.func("size", arr.copy(), dialect="spark"),
+                                    expression=exp.Literal.number(1)), exp.Literal.number(0))])
+            return exp.Anonymous(this="aggregate", expressions=[
+                rest, exp.Anonymous(this="element_at", expressions=[arr.copy(), exp.Literal.number(1)]), lam])
         if isinstance(n, exp.Anonymous) and str(n.this).lower() == "list_position":
             return exp.Anonymous(this="array_position", expressions=[e.copy().transform(fix) for e in n.expressions])
         if isinstance(n, exp.ArrayOverlaps):  # (sqlglot writes &&, which Spark does not parse)
@@ -754,6 +908,10 @@ def translate(tree: exp.Expression | str, params=None, *, resolve=None, macros=N
 
 
     return tree.transform(fix)
+
+
+def _is_row(n: exp.Expression) -> bool:
+    return isinstance(n, exp.Anonymous) and str(n.this).lower() == "row"
 
 
 def _ordered_list(order: exp.Order) -> exp.Expression:

@@ -90,10 +90,9 @@ def rendered() -> list[tuple[str, str]]:
 # DuckDB's hash() is left where it decides content (Spark's hash() differs, so
 # the releases would differ: the portable hash of sql/_lib/hash.sql.j2 is not
 # used there yet); the others as in SPARK_GAPS. Templates not listed have none:
-# the anatomy models, the release gate and the slicing run on Spark
-# (tests/test_spark.py).
+# the anatomy models, the release gate, the audit's QI linking and the slicing's
+# statistics run on Spark (tests/test_spark.py).
 SPARK_ENGINE_GAPS = {
-    "_audit/qi_linking.sql.j2": {"list_"},
     "_slicing/sliced.sql.j2": {"hash"},
     "m_invariance/01_snapshot.sql.j2": {"hash"},
     "m_invariance/04_refill.sql.j2": {"hash"},
