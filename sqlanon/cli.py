@@ -250,9 +250,12 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
     from .publisher import Publisher
 
     if engine == "spark":
-        con = _spark(db, master, source, source_file)
+        try:
+            con = _spark(db, master, source, source_file)
+        except SqlanonError as exc:
+            raise _bad(str(exc)) from exc
     elif source_file:
-        raise SqlanonError("--source-file is for --engine spark; with DuckDB, create the source table in the file")
+        raise _bad("--source-file is for --engine spark; with DuckDB, create the source table in the file")
     else:
         con = _connect(db)
     with _release_errors(con, project):

@@ -258,3 +258,25 @@ def test_a_release_killed_mid_commit_leaves_earlier_releases_and_the_next_run_co
     assert {k: getattr(r2, k) for k in COUNTS} == {k: getattr(d2, k) for k in COUNTS}
     for t in PUBLIC + PRIVATE:
         assert digest(eng.fetch(f"SELECT * FROM {t}")) == digest(con.execute(f"SELECT * FROM {t}").fetchall()), t
+
+
+def test_release_cli_on_spark(tmp_path, adult_frames):
+    """``sqlanon release WAREHOUSE PROJECT --engine spark --source-file ...``:
+    the command a user runs, in a subprocess (its own SparkSession)."""
+    wh = tmp_path / "wh"
+    wh.mkdir()
+    src = tmp_path / "now.parquet"
+    adult_frames[0].to_parquet(src)
+    cli = [sys.executable, "-m", "sqlanon", "release", str(wh), "ward", "--engine", "spark", "--master", "local[1]"]
+    out = subprocess.run(cli + ["--source", "src", "--source-file", str(src), "--id", "id", "--qi", "age,sex",
+                                "--sa", "occupation", "--model", "dynamic-anatomy", "--l", "3", "--json"],
+                         capture_output=True, text=True, timeout=600,
+                         env=os.environ | {"PYSPARK_PYTHON": sys.executable})
+    assert out.returncode == 0, out.stderr[-2000:]
+    import json
+    assert json.loads(out.stdout)["published"] == len(adult_frames[0])
+    # bad input: a clear error, exit 2, nothing written
+    bad = subprocess.run(cli + ["--source-file", str(src)], capture_output=True, text=True, timeout=600,
+                         env=os.environ | {"PYSPARK_PYTHON": sys.executable})
+    assert bad.returncode == 2 and "--source-file needs --source" in bad.stderr
+    assert SparkEngine(wh).fetch("SELECT count(*) FROM sqlanon_private.ward__ledger") == [(1,)]
