@@ -10,7 +10,8 @@ memory: the largest sum of RSS over the engine's process tree (the Python
 driver, and Spark's JVM), sampled every 0.2 s from /proc.
 
     .venv/bin/python benchmarks/spark.py                 # 1M and 10M rows
-    .venv/bin/python benchmarks/spark.py --rows 1000000  # one size
+    .venv/bin/python benchmarks/spark.py --rows 1000000  # one size (kept beside the others' numbers)
+    .venv/bin/python benchmarks/spark.py --rows 10000000 --model dynamic-anatomy
 
 Writes benchmarks/results/spark.{json,md}. The paper estimate of the plan on a
 cluster (shuffles per release, which steps are per SA value) is in
@@ -66,12 +67,13 @@ def digest(rows) -> str:
     return hashlib.md5(repr(sorted(tuple(r) for r in rows)).encode()).hexdigest()
 
 
-def run_engine(engine: str, paths: list[str], work: str) -> dict:
+def run_engine(engine: str, paths: list[str], work: str, models: list[str]) -> dict:
     """One engine: 3 releases of each model; seconds, counts and table digests."""
     import sqlanon
 
     out = {}
-    for model, params in MODELS.items():
+    for model in models:
+        params = MODELS[model]
         if engine == "duckdb":
             con = sqlanon.connect(os.path.join(work, f"{model}.duckdb"))
             target = con
@@ -79,7 +81,7 @@ def run_engine(engine: str, paths: list[str], work: str) -> dict:
             from sqlanon.spark import SparkEngine, session
 
             target = con = SparkEngine(os.path.join(work, f"wh-{model}"),
-                                       session("local[2]", **{"spark.driver.memory": "12g"}))
+                                       session("local[2]", **{"spark.driver.memory": "10g"}))
         pub, rels = None, []
         for p in paths:
             if engine == "duckdb":
@@ -123,8 +125,9 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-def measure(engine: str, paths: list[str], work: str) -> dict:
-    proc = subprocess.Popen([sys.executable, __file__, "--engine", engine, "--work", work, *paths],
+def measure(engine: str, paths: list[str], work: str, models: list[str]) -> dict:
+    proc = subprocess.Popen([sys.executable, __file__, "--engine", engine, "--work", work,
+                             *[f"--model={m}" for m in models], *paths],
                             stdout=subprocess.PIPE, text=True)
     peak = [0]
 
@@ -149,10 +152,12 @@ def main() -> None:
     ap.add_argument("--rows", type=int, action="append")
     ap.add_argument("--engine")
     ap.add_argument("--work")
+    ap.add_argument("--model", action="append", choices=list(MODELS),
+                    help="models to run (default: all); 10M rows on Spark: one model fits the session")
     ap.add_argument("paths", nargs="*")
     a = ap.parse_args()
     if a.engine:  # the child process of one engine
-        print(json.dumps(run_engine(a.engine, a.paths, a.work)))
+        print(json.dumps(run_engine(a.engine, a.paths, a.work, a.model or list(MODELS))))
         return
     sizes = a.rows or [1_000_000, 10_000_000]
     results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}",
@@ -163,7 +168,7 @@ def main() -> None:
     for n in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             paths = make_history(Path(tmp), n)
-            res = {e: measure(e, paths, tempfile.mkdtemp(dir=tmp)) for e in ("duckdb", "spark")}
+            res = {e: measure(e, paths, tempfile.mkdtemp(dir=tmp), a.model or list(MODELS)) for e in ("duckdb", "spark")}
         results["sizes"][str(n)] = res
         print(json.dumps({n: {e: {"wall": r["wall"], "peak": r["peak_rss_mb"]} for e, r in res.items()}}),
               flush=True)
@@ -178,7 +183,7 @@ def main() -> None:
              "| rows | model | release | DuckDB s | Spark s | Spark / DuckDB | same |",
              "|---:|---|---:|---:|---:|---:|:---:|"]
     for n, res in sorted(results["sizes"].items(), key=lambda kv: int(kv[0])):
-        for model in MODELS:
+        for model in res["duckdb"]["models"]:
             for i, (d, s) in enumerate(zip(res["duckdb"]["models"][model], res["spark"]["models"][model]), 1):
                 same = d["qit"] == s["qit"] and d["st"] == s["st"]
                 lines.append(f"| {int(n):,} | {model} | {i} | {d['seconds']:.2f} | {s['seconds']:.1f} | "
