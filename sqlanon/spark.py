@@ -167,7 +167,7 @@ def _fold_text(e: exp.Expression) -> str:
     """The text of a constant string expression ('a' || 'b' || ...)."""
     if isinstance(e, exp.Literal) and e.is_string:
         return e.this
-    if isinstance(e, (exp.DPipe, exp.Concat)) and not isinstance(e, exp.Concat):
+    if isinstance(e, exp.DPipe):
         return _fold_text(e.this) + _fold_text(e.expression)
     if isinstance(e, exp.Paren):
         return _fold_text(e.this)
@@ -451,7 +451,7 @@ class SparkEngine(Engine):
         self._release_lock()
 
     def _write(self, df: DataFrame, rel: str) -> None:
-        """Write table content as Parquet (a hook for the crash test's driver kill: tests/test_spark.py)."""
+        """Write one table version as Parquet (the only write to the warehouse besides the manifest)."""
         df.write.mode("errorifexists").parquet(str(self.warehouse / rel))
 
     @contextlib.contextmanager
