@@ -356,11 +356,28 @@ class SparkEngine(Engine):
     def _register(self, key) -> None:
         self._tables[key].createOrReplaceTempView(self._view(key))
 
+    def _checkpoint(self, df: DataFrame) -> DataFrame:
+        """``df`` computed once and kept (a local checkpoint), as a relation
+        without a size estimate of its own. A checkpointed DataFrame carries the
+        estimate of the plan that made it, and Spark estimates a join as the
+        product of its inputs' sizes: through a release's chain of statements the
+        estimates grew to numbers of millions of digits, and an m-invariance
+        release of 1,200 rows ran the driver out of heap multiplying them. The
+        fresh relation (the same rows, not copied) is estimated at
+        spark.sql.defaultSizeInBytes, as any RDD is; adaptive execution still
+        sees the real sizes at run time. (internalCreateDataFrame is Spark's own
+        constructor of such a relation; pyspark has no public one that does not
+        copy the rows through Python.)"""
+        df = df.localCheckpoint(eager=True)
+        jdf = self.spark._jsparkSession.internalCreateDataFrame(df._jdf.queryExecution().toRdd(), df._jdf.schema(),
+                                                                False)
+        return DataFrame(jdf, self.spark)
+
     def _set(self, key, df: DataFrame, *, checkpoint: bool = True) -> None:
         """Table ``key`` now holds ``df`` (materialized: later statements read it
         many times, and its lineage must not grow with every INSERT)."""
         if checkpoint:
-            df = df.localCheckpoint(eager=True)
+            df = self._checkpoint(df)
         if isinstance(key, str):
             self._temps[key] = df
             df.createOrReplaceTempView(key)
@@ -864,6 +881,18 @@ def translate(tree: exp.Expression | str, params=None, *, resolve=None, macros=N
             length = exp.func("greatest", exp.Sub(this=exp.Paren(this=b), expression=exp.Paren(this=a.copy())) + 1,
                               exp.Literal.number(0))
             return exp.Anonymous(this="slice", expressions=[arr.copy(), a, length])
+        if (isinstance(n, exp.Bracket) and len(n.expressions) == 1
+                and not (isinstance(n.expressions[0], exp.Literal) and n.expressions[0].is_string)):
+            # a list element x[i]: DuckDB's index is 1-based, Spark's x[i] 0-based, and sqlglot shifts a
+            # literal index only (when parsing: the tree holds it 0-based); element_at is 1-based (negative
+            # from the end, NULL out of range: as DuckDB)
+            i = n.expressions[0]
+            lit = i.this if isinstance(i, exp.Neg) else i
+            if isinstance(lit, exp.Literal) and not lit.is_string:
+                i = exp.Literal.number((-1 if i is not lit else 1) * int(lit.this) + 1)
+            else:
+                i = exp.cast(i.copy().transform(fix), "int")  # (element_at takes an INT index)
+            return exp.Anonymous(this="element_at", expressions=[n.this.copy().transform(fix), i])
         if (isinstance(n, exp.Lambda) and len(n.expressions) == 2
                 and isinstance(n.parent, (exp.ArrayFilter, exp.Transform))):
             # DuckDB's element index in list_filter / list_transform is 1-based, Spark's 0-based
@@ -876,8 +905,6 @@ def translate(tree: exp.Expression | str, params=None, *, resolve=None, macros=N
             n = n.copy()
             n.set("materialized", None)  # (DuckDB's MATERIALIZED hint; Spark plans CTEs itself)
             return n.transform(fix)
-        if isinstance(n, exp.Anonymous) and str(n.this).lower() == "list_intersect":
-            return exp.Anonymous(this="array_intersect", expressions=[e.copy().transform(fix) for e in n.expressions])
         if isinstance(n, exp.Cast) and _is_row(n.this) and n.to.is_type("text", "varchar"):
             # DuckDB's text of an unnamed struct: (v1, v2, NULL)
             parts = [exp.func("coalesce", exp.cast(e.copy().transform(fix), "text"), exp.Literal.string("NULL"))
@@ -895,19 +922,27 @@ def translate(tree: exp.Expression | str, params=None, *, resolve=None, macros=N
                                     expression=exp.Literal.number(1)), exp.Literal.number(0))])
             return exp.Anonymous(this="aggregate", expressions=[
                 rest, exp.Anonymous(this="element_at", expressions=[arr.copy(), exp.Literal.number(1)]), lam])
-        if isinstance(n, exp.Anonymous) and str(n.this).lower() == "list_position":
-            return exp.Anonymous(this="array_position", expressions=[e.copy().transform(fix) for e in n.expressions])
         if isinstance(n, exp.ArrayOverlaps):  # (sqlglot writes &&, which Spark does not parse)
             return exp.Anonymous(this="arrays_overlap",
                                  expressions=[n.this.copy().transform(fix), n.expression.copy().transform(fix)])
-        if isinstance(n, exp.Anonymous) and str(n.this).lower() == "error":
-            return exp.Anonymous(this="raise_error", expressions=[e.copy().transform(fix) for e in n.expressions])
+        if isinstance(n, exp.Anonymous) and str(n.this).lower() in _RENAMED:
+            return exp.Anonymous(this=_RENAMED[str(n.this).lower()],
+                                 expressions=[e.copy().transform(fix) for e in n.expressions])
         if isinstance(n, exp.Anonymous) and str(n.this).lower() in macros:
             return _inline(n, macros).transform(fix)
         return n
 
 
     return tree.transform(fix)
+
+
+# DuckDB functions that Spark has under another name (same arguments, same
+# result). hash: what the templates still hash with DuckDB's hash() is a join or
+# grouping key or a storage order, never what a release publishes (that is the
+# portable hash, sql/_lib/hash.sql.j2); xxhash64 keeps such keys 64-bit (Spark's
+# hash() is 32-bit: 10^6 distinct keys would collide about a hundred times).
+_RENAMED = {"list_intersect": "array_intersect", "list_position": "array_position", "error": "raise_error",
+            "hash": "xxhash64"}
 
 
 def _is_row(n: exp.Expression) -> bool:
