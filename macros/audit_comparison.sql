@@ -95,7 +95,7 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
     ),
     -- connected components (label propagation); node label = group_id * 2 + side (0 old, 1 new)
     cc(r_new, side, g, comp) USING KEY (r_new, side, g) AS (
-        SELECT DISTINCT r_new, side_a, ga, ga::HUGEINT * 2 + side_a FROM edk
+        SELECT DISTINCT r_new, side_a, ga, ga::BIGINT * 2 + side_a FROM edk
         UNION ALL
         SELECT edk.r_new, edk.side_b, edk.gb, min(cc.comp)
         FROM cc
@@ -148,7 +148,7 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
     ),
     cand AS MATERIALIZED (
         SELECT r_old, r_new, ga, gb, any_value(size_a) AS size_a, any_value(size_b) AS size_b, any_value(s) AS s,
-               row_number() OVER () AS cid
+               row_number() OVER (ORDER BY r_old, r_new, ga, gb) AS cid
         FROM (FROM c_pair UNION ALL FROM c_old UNION ALL FROM c_new UNION ALL FROM c_comp)
         WHERE s = size_a OR s = size_b
         GROUP BY r_old, r_new, ga, gb

@@ -269,10 +269,6 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
             if name == "comparison" and not p.exists(con, "qit"):
                 skipped[name] = f"no QI table {p.table('qit')} (not an anatomized release)"
                 continue
-            if name == "comparison" and con.name != "duckdb":
-                skipped[name] = (f"not on the {con.name} engine yet (its connected components are DuckDB's "
-                                 "recursive CTE with USING KEY; docs/spark.md)")
-                continue
             parts.append(_FINDINGS_SQL[name])
             params += [project, m]
         con.execute(f"CREATE TEMP TABLE {quote(table)} AS " + "\nUNION ALL\n".join(parts), params)

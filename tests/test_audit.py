@@ -160,33 +160,34 @@ def test_table12_after_table5_is_not_flagged(con):
 NEW49 = (49, "Male", "60639", "Cancer")
 
 
-@pytest.mark.parametrize(
-    "name, new, l, expected",
-    [
-        # iFRCA: a record added to partition 1; Table 6's partition 1 is fully covered
-        ("iFRCA", {1: T6[1] + [NEW49], 2: T6[2], 3: T6[3]}, 3,
-         [("iFRCA", [1], [1], ["(49, Male, 60639)"], ["Cancer"], None)]),
-        # iMRCA: partition 1 split into two, the new record only in the first
-        ("iMRCA", {1: [M45, M47, NEW49], 2: [M46, M48], 3: T6[2], 4: T6[3]}, 2,
-         [("iMRCA", [1], [1, 2], ["(49, Male, 60639)"], ["Cancer"], None)]),
-        # iMRcMLA: partitions 1 and 3 regrouped into three, one new record (HIV)
-        ("iMRcMLA", {1: [M45, F41, (49, "Male", "60639", "HIV")], 2: [M46, M47, F40, F38], 3: [M48, F39, F37], 4: T6[2]}, 2,
-         [("iMRcMLA", [1, 3], [1, 2, 3], ["(49, Male, 60639)"], ["HIV"], None)]),
-        # dFLCA: (48, Male) deleted from partition 1
-        ("dFLCA", {1: [M45, M46, M47], 2: T6[2], 3: T6[3]}, 3,
-         [("dFLCA", [1], [1], ["(48, Male, 60639)"], ["Cancer"], None)]),
-        # dMLCA: partitions 1 and 3 merged, (48, Male) deleted
-        ("dMLCA", {1: [M45, M46, M47] + T6[3], 2: T6[2]}, 3,
-         [("dMLCA", [1, 3], [1], ["(48, Male, 60639)"], ["Cancer"], None)]),
-        # dMLcMRA: partitions 1 and 3 regrouped into two, (48, Male) deleted
-        ("dMLcMRA", {1: [M45, M46, F41, F40], 2: [M47, F39, F38, F37], 3: T6[2]}, 3,
-         [("dMLcMRA", [1, 3], [1, 2], ["(48, Male, 60639)"], ["Cancer"], None)]),
-        # SVM: (47, Male) updated from Cancer to HIV, same partition
-        ("SVM", {1: [M45, M46, (47, "Male", "60635", "HIV"), M48], 2: T6[2], 3: T6[3]}, 3,
-         [("SVM", [1], [1], ["(45, Male, 60636)", "(46, Male, 60632)", "(47, Male, 60635)", "(48, Male, 60639)"],
-           ["HIV"], ["Cancer"])]),
-    ],
-)
+# every comparison attack on an example: (name, the second release, l, the expected findings)
+COMPARISON_EXAMPLES = [
+    # iFRCA: a record added to partition 1; Table 6's partition 1 is fully covered
+    ("iFRCA", {1: T6[1] + [NEW49], 2: T6[2], 3: T6[3]}, 3,
+     [("iFRCA", [1], [1], ["(49, Male, 60639)"], ["Cancer"], None)]),
+    # iMRCA: partition 1 split into two, the new record only in the first
+    ("iMRCA", {1: [M45, M47, NEW49], 2: [M46, M48], 3: T6[2], 4: T6[3]}, 2,
+     [("iMRCA", [1], [1, 2], ["(49, Male, 60639)"], ["Cancer"], None)]),
+    # iMRcMLA: partitions 1 and 3 regrouped into three, one new record (HIV)
+    ("iMRcMLA", {1: [M45, F41, (49, "Male", "60639", "HIV")], 2: [M46, M47, F40, F38], 3: [M48, F39, F37], 4: T6[2]}, 2,
+     [("iMRcMLA", [1, 3], [1, 2, 3], ["(49, Male, 60639)"], ["HIV"], None)]),
+    # dFLCA: (48, Male) deleted from partition 1
+    ("dFLCA", {1: [M45, M46, M47], 2: T6[2], 3: T6[3]}, 3,
+     [("dFLCA", [1], [1], ["(48, Male, 60639)"], ["Cancer"], None)]),
+    # dMLCA: partitions 1 and 3 merged, (48, Male) deleted
+    ("dMLCA", {1: [M45, M46, M47] + T6[3], 2: T6[2]}, 3,
+     [("dMLCA", [1, 3], [1], ["(48, Male, 60639)"], ["Cancer"], None)]),
+    # dMLcMRA: partitions 1 and 3 regrouped into two, (48, Male) deleted
+    ("dMLcMRA", {1: [M45, M46, F41, F40], 2: [M47, F39, F38, F37], 3: T6[2]}, 3,
+     [("dMLcMRA", [1, 3], [1, 2], ["(48, Male, 60639)"], ["Cancer"], None)]),
+    # SVM: (47, Male) updated from Cancer to HIV, same partition
+    ("SVM", {1: [M45, M46, (47, "Male", "60635", "HIV"), M48], 2: T6[2], 3: T6[3]}, 3,
+     [("SVM", [1], [1], ["(45, Male, 60636)", "(46, Male, 60632)", "(47, Male, 60635)", "(48, Male, 60639)"],
+       ["HIV"], ["Cancer"])]),
+]
+
+
+@pytest.mark.parametrize("name, new, l, expected", COMPARISON_EXAMPLES)
 def test_each_comparison_attack_on_its_example(con, name, new, l, expected):
     _anatomy(con, "p", [T6, new])
     assert _attacks(con, "p", l) == expected

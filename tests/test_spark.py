@@ -104,21 +104,35 @@ def _canon(findings):
 
 def test_the_audit_on_spark_finds_what_it_finds_on_duckdb(tmp_path, spark, adult_frames):
     """Static Anatomy (the unsafe baseline: the audit finds a lot) on both
-    engines: every check but the comparison attacks runs on Spark, through the
-    same macros (inlined, sqlanon.spark.inline_table_macros) and the same
-    QI-linking template, and finds the same persons, values and releases."""
+    engines: every check runs on Spark, through the same macros (inlined,
+    sqlanon.spark.inline_table_macros) and the same QI-linking template, and
+    finds the same persons, values and releases."""
     runs, con, eng = both(tmp_path, spark, adult_frames[:3], qi=["age", "sex", "race"], sa="occupation",
                           model="anatomy", l=3, seed=5)
     duck, sp = sqlanon.audit(con, "ward", 3), sqlanon.audit(eng, "ward", 3)
     assert duck.verdict == sp.verdict == "unsafe"
     assert sp.counts["intersection"] > 0 and sp.counts["qi_linking"] > 0
-    assert {k: v for k, v in duck.counts.items() if k != "comparison"} == {
-        k: v for k, v in sp.counts.items() if k != "comparison"}
-    assert "comparison" in sp.skipped and "spark" in sp.skipped["comparison"]
-    f = duck.findings
-    assert _canon(f[f["check"] != "comparison"]) == _canon(sp.findings)
-    if duck.counts["comparison"] == 0:  # (no comparison finding on this history either way)
-        assert duck.n_disclosures == sp.n_disclosures
+    assert duck.counts == sp.counts and not sp.skipped
+    assert _canon(duck.findings) == _canon(sp.findings)
+    assert duck.n_disclosures == sp.n_disclosures
+
+
+def test_every_comparison_attack_on_spark(tmp_path, spark):
+    """Seed 004's comparison attacks, each on its example (tests/test_audit.py,
+    from the paper's Tables 5-7): Spark finds what the paper says, as DuckDB
+    does. Their recursive CTEs (UNION and USING KEY over cyclic graphs) run as
+    driver loops (SparkEngine._recursive_ctes)."""
+    from test_audit import COMPARISON_EXAMPLES, T6, _anatomy
+
+    con = sqlanon.connect()
+    eng = SparkEngine(tmp_path / "wh", spark)
+    for i, (name, new, l, expected) in enumerate(COMPARISON_EXAMPLES):
+        _anatomy(con, f"p{i}", [T6, new])
+        for t in ("qit", "st"):
+            eng.load(f"sqlanon_p{i}_{t}", con.execute(f"SELECT * FROM sqlanon_p{i}_{t}").df())
+        got = eng.fetch(f"SELECT attack, groups_old, groups_new, targets, inferred, inferred_before "
+                        f"FROM sqlanon_comparison_attacks('p{i}', {l})")
+        assert [tuple(r) for r in got] == expected, name
 
 
 def test_engine_statements_match_duckdb(tmp_path, spark):
@@ -158,6 +172,15 @@ def test_engine_statements_match_duckdb(tmp_path, spark):
         # list elements: DuckDB's 1-based index, an expression or a literal, negative from the end
         "SELECT k, list(v ORDER BY v)[k] AS e, [10, 20, 30][k - 1 + 1] AS f, list(n ORDER BY n)[1] AS g, "
         "list(n ORDER BY n)[-1] AS h, [1, 2][k + 5] AS out_of_range FROM t GROUP BY k",
+        # recursive CTEs (driver loops): UNION over a cyclic graph, USING KEY (label propagation), UNION ALL
+        "WITH RECURSIVE e(a, b) AS (SELECT k, coalesce(n, 0) % 4 FROM t), "
+        "r(x) AS (SELECT 1 UNION SELECT e.b FROM r JOIN e ON e.a = r.x) SELECT * FROM r",
+        "WITH RECURSIVE e(a, b) AS (SELECT * FROM (VALUES (1, 2), (2, 3), (3, 1), (2, 1), (4, 5), (5, 4), (6, 6)) "
+        "AS v(a, b)), cc(x, c) USING KEY (x) AS (SELECT DISTINCT a, a FROM e UNION ALL "
+        "SELECT e.b, min(cc.c) FROM cc JOIN e ON e.a = cc.x JOIN recurring.cc AS rc ON rc.x = e.b "
+        "GROUP BY e.b HAVING min(cc.c) < min(rc.c)) SELECT * FROM cc",
+        "SELECT count(*) FROM (WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 10) "
+        "SELECT * FROM r) AS s",
     ]
     for q in queries:
         params = [1, 2] if "?" in q else None
@@ -178,12 +201,15 @@ def test_size_estimates_stay_small_through_a_chain_of_statements(tmp_path, spark
     millions of digits (an m-invariance release of 1,200 rows ran the driver
     out of heap multiplying them)."""
     eng = SparkEngine(tmp_path / "wh", spark)
-    eng.execute("CREATE TEMP TABLE c AS SELECT unnest(range(50)) AS k")
+    import pandas as pd
+
+    eng.load("c0", pd.DataFrame({"k": range(50)}))  # (an input with a size estimate: 50 rows)
+    eng.execute("CREATE TEMP TABLE c AS SELECT k FROM c0")
     for _ in range(12):
         eng.execute("CREATE OR REPLACE TEMP TABLE c AS "
                     "SELECT a.k FROM c AS a JOIN c AS b USING (k) JOIN c AS d USING (k)")
     assert eng.fetch("SELECT count(*) FROM c") == [(50,)]
-    size = eng.table("c")._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString()
+    size = str(eng.table("c")._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())
     assert len(size) <= 20  # spark.sql.defaultSizeInBytes (Long.MaxValue) at most
 
 
