@@ -578,6 +578,7 @@ def write_md(d: dict) -> None:
          "process also compiles the Jinja templates (about 37 ms, once per process: later Publishers share them), "
          "so it is the slowest pair. Synthetic: each time the best of 3 fresh runs (release_10m.json keeps all runs). Per-statement times of any release: logger `sqlanon.profile` at DEBUG (docs/publisher.md). "
          "Regenerate: `python benchmarks/release.py`; 10M rows: `--big` (writes release_10m.json).\n",
+         *([d["note"] + "\n"] if d.get("note") else []),
          "| measure | value | target |", "|---|---|---|",
          f"| Adult release (30,162 complete rows of adult.data, QI 7, SA occupation, m=5, generalized) | "
          f"{a['seconds']:.2f} s best, {a['median_seconds']:.2f} s median | < 0.5 s |",
