@@ -8,10 +8,10 @@ stay in it)::
 
     def model(dbt, session):
         dbt.ref("patients")                      # build the source first
-        return sqlanon.dbt.release(session, dbt.config.get("sqlanon"))
+        return sqlanon.dbt.release(session, dbt.config.meta_get("sqlanon"))
 
-with the model's config ``sqlanon`` set from a ``dbt_project.yml`` var
-(``+sqlanon: "{{ var('ward') }}"``): a mapping with the project name and the
+with the model's meta ``sqlanon`` set from a ``dbt_project.yml`` var in its
+properties (``config: {meta: {sqlanon: "{{ var('ward') }}"}}``): a mapping with the project name and the
 :class:`sqlanon.Publisher` arguments. Python decides nothing here: it checks
 the mapping and calls the Publisher, which runs its SQL in its own transaction.
 """
@@ -26,7 +26,7 @@ import duckdb
 import pandas as pd
 
 from .errors import SqlanonError
-from .install import SHELL_STORAGE_VERSION, file_storage_version, install
+from .install import SHELL_STORAGE_VERSION, file_storage_version, install, macro_names
 from .publisher import Publisher
 
 LOG = logging.getLogger("sqlanon")
@@ -52,13 +52,23 @@ def connection(session) -> duckdb.DuckDBPyConnection:
 
 def publisher_arguments(config) -> tuple[str, dict]:
     """The project name and the Publisher's keyword arguments from the model's
-    ``sqlanon`` config (a dbt var); errors name the missing or unexpected key."""
+    meta ``sqlanon`` (a dbt var); an error names the missing key (the
+    Publisher checks the rest).
+
+    >>> publisher_arguments({"project": "ward", "source": "patients", "id": "id", "qi": ["age"],
+    ...                      "sa": "disease", "m": 3})
+    ('ward', {'source': 'patients', 'id': 'id', 'qi': ['age'], 'sa': 'disease', 'm': 3})
+    >>> publisher_arguments({"project": "ward", "source": "patients"})
+    Traceback (most recent call last):
+    ...
+    sqlanon.errors.SqlanonError: the model's meta 'sqlanon' has no 'id'; it needs project, source, id, qi, sa (docs/dbt.md)
+    """
     if not isinstance(config, Mapping):
-        raise SqlanonError("the model's config 'sqlanon' must be a mapping (set it from a var in dbt_project.yml: "
-                           f"+sqlanon: \"{{{{ var('...') }}}}\"), got {config!r}")
+        raise SqlanonError("the model's meta 'sqlanon' must be a mapping: in the model's properties, "
+                           f"config: {{meta: {{sqlanon: \"{{{{ var('...') }}}}\"}}}} (docs/dbt.md), got {config!r}")
     missing = [k for k in REQUIRED if config.get(k) in (None, "", [])]
     if missing:
-        raise SqlanonError(f"the model's config 'sqlanon' has no {missing[0]!r}; it needs {', '.join(REQUIRED)} "
+        raise SqlanonError(f"the model's meta 'sqlanon' has no {missing[0]!r}; it needs {', '.join(REQUIRED)} "
                            "(docs/dbt.md)")
     args = dict(config)
     return str(args.pop("project")), args
@@ -70,7 +80,10 @@ def release(session, config) -> pd.DataFrame:
     :class:`sqlanon.ReleaseResult` as a one-row DataFrame (the model's table)."""
     project, args = publisher_arguments(config)
     con = connection(session)
-    install(con)  # the Publisher's templates call sqlanon's SQL macros
+    have = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'sqlanon%'")
+            .fetchall()}
+    if set(macro_names()) - have:  # the package's on-run-start hook installs them; else the templates need them
+        install(con)
     version = file_storage_version(con) or ""
     if version.startswith("v2"):
         LOG.warning("sqlanon: the dbt database has DuckDB storage version %s, which the DuckDB shell 1.5 cannot "
