@@ -80,15 +80,19 @@ def release(session, config) -> pd.DataFrame:
     :class:`sqlanon.ReleaseResult` as a one-row DataFrame (the model's table)."""
     project, args = publisher_arguments(config)
     con = connection(session)
-    have = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'sqlanon%'")
-            .fetchall()}
-    if set(macro_names()) - have:  # the package's on-run-start hook installs them; else the templates need them
-        install(con)
-    version = file_storage_version(con) or ""
-    if version.startswith("v2"):
-        LOG.warning("sqlanon: the dbt database has DuckDB storage version %s, which the DuckDB shell 1.5 cannot "
-                    "open; set config_options: {storage_compatibility_version: %s} in the dbt profile before the "
-                    "file is created (docs/dbt.md)", version, SHELL_STORAGE_VERSION)
-    result = Publisher(con, project, **args).release()
+    try:
+        have = {r[0] for r in con.execute(
+            "SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'sqlanon%'").fetchall()}
+        if set(macro_names()) - have:  # the package's on-run-start hook installs them; the templates need them
+            install(con)
+        version = file_storage_version(con) or ""
+        if version.startswith("v2"):
+            LOG.warning("sqlanon: the dbt database has DuckDB storage version %s, which the DuckDB shell 1.5 "
+                        "cannot open; set config_options: {storage_compatibility_version: %s} in the dbt profile "
+                        "before the file is created (docs/dbt.md)", version, SHELL_STORAGE_VERSION)
+        result = Publisher(con, project, **args).release()
+    finally:
+        if con is not session:  # a cursor opened here
+            con.close()
     LOG.info("sqlanon: %s: %s", project, result.line())
     return pd.DataFrame([{"project": project, **dataclasses.asdict(result)}])

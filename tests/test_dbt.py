@@ -50,17 +50,27 @@ class _Wrapper:
         return self._con.cursor()
 
 
-def test_release_on_a_session(tmp_path):
+def test_release_on_a_session(tmp_path, caplog):
     path = tmp_path / "w.duckdb"
-    con = duckdb.connect(str(path))  # as dbt opens it: no sqlanon macros yet
+    con = duckdb.connect(str(path))  # as dbt opens it without config_options: 2.0 format, no sqlanon macros yet
     _patients(con)
-    out = sqlanon.dbt.release(_Wrapper(con), WARD)
+    with caplog.at_level("WARNING", logger="sqlanon"):
+        out = sqlanon.dbt.release(_Wrapper(con), WARD)
+    assert "storage_compatibility_version: v1.5.0" in caplog.text
     assert list(out["project"]) == ["ward"] and list(out["release"]) == [1]
     assert out.loc[0, "published"] == con.execute("SELECT count(*) FROM sqlanon_ward_qit").fetchone()[0] == 300
     con.execute("DELETE FROM patients WHERE id % 10 = 0")
     out = sqlanon.dbt.release(con, WARD)  # a plain connection works too
     assert list(out["release"]) == [2] and out.loc[0, "deleted"] == 30
     assert sqlanon.audit(con, "ward", 3).verdict == "safe"
+
+
+def test_release_on_a_shell_readable_file_does_not_warn(tmp_path, caplog):
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), config={"storage_compatibility_version": "v1.5.0"})
+    _patients(con)
+    with caplog.at_level("WARNING", logger="sqlanon"):
+        assert list(sqlanon.dbt.release(con, WARD)["release"]) == [1]
+    assert "storage" not in caplog.text
 
 
 def test_release_bad_config_leaves_the_file_as_it_was(tmp_path):
