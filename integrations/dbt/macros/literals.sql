@@ -7,14 +7,14 @@
   '{{ value | string | replace("'", "''") }}'
 {%- endmacro %}
 
-{% macro string_list(values, brackets=true) -%}
+{% macro string_list(values) -%}
   {%- if values is string -%}{%- set values = [values] -%}{%- endif -%}
   {%- if values is not iterable or values is mapping or values | length == 0 -%}
     {{ exceptions.raise_compiler_error("sqlanon: expected a column name or a list of column names, got " ~ values) }}
   {%- endif -%}
   {%- set items = [] -%}
   {%- for v in values -%}{%- do items.append(sqlanon.string(v)) -%}{%- endfor -%}
-  {{ '[' if brackets }}{{ items | join(', ') }}{{ ']' if brackets }}
+  [{{ items | join(', ') }}]
 {%- endmacro %}
 
 {% macro number(value, name, minimum=none, integer=false) -%}

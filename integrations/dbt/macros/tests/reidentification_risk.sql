@@ -4,7 +4,6 @@
     above threshold. Defaults: threshold 0.2 (groups of 4 or fewer rows are at
     risk), max_share 0 (no row may be). sqlanon_prosecutor_risk, macros/risk.sql. -#}
 {% test reidentification_risk(model, qi, threshold=0.2, max_share=0) %}
-{{ sqlanon.ensure_macros() }}
 SELECT * FROM sqlanon_prosecutor_risk({{ sqlanon.relation(model) }}, {{ sqlanon.string_list(qi) }},
     {{ sqlanon.number(threshold, 'threshold', minimum=0) }})
 WHERE records_at_risk > {{ sqlanon.number(max_share, 'max_share', minimum=0) }}

@@ -5,7 +5,6 @@
     the one in the project's ledger. Attach it to the model that makes the
     releases, so that it runs after them. -#}
 {% test releases_pass_audit(model, project, m=none) %}
-{{ sqlanon.ensure_macros() }}
 {%- if project is not string or not modules.re.fullmatch('[A-Za-z][A-Za-z0-9_]{0,62}', project) -%}
   {{ exceptions.raise_compiler_error("sqlanon: releases_pass_audit: project must be a sqlanon project name "
       ~ "(a letter, then letters, digits or _), got " ~ project) }}

@@ -3,7 +3,6 @@
     table's. ordered=false: equal ground distance; true: ordered distance (for a
     numeric SA). sqlanon_t_closeness, macros/t_closeness.sql. -#}
 {% test t_closeness(model, qi, sa, t, ordered=false) %}
-{{ sqlanon.ensure_macros() }}
 SELECT * FROM sqlanon_t_closeness({{ sqlanon.relation(model) }}, {{ sqlanon.string_list(qi) }},
     {{ sqlanon.string(sa) }}, {{ sqlanon.boolean(ordered, 'ordered') }})
 WHERE t > {{ sqlanon.number(t, 't', minimum=0) }}
