@@ -56,10 +56,6 @@ def macro_names() -> list[str]:
     return sorted({m.group(1) for m in re.finditer(r"^\s*CREATE\s+OR\s+REPLACE\s+MACRO\s+(\w+)", bundle(), re.I | re.M)})
 
 
-#: the dbt package's copy of :func:`bundle` (integrations/dbt, docs/dbt.md); ``sqlanon macros --dbt`` writes it
-DBT_BUNDLE_PATH = "integrations/dbt/macros/sqlanon_sql.sql"
-
-
 def dbt_bundle() -> str:
     """:func:`bundle` as a dbt macro file: ``sqlanon.sqlanon_script()`` returns the script and
     ``sqlanon.macro_names()`` the names it creates (the dbt package's
