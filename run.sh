@@ -21,7 +21,7 @@ case "${1:-}" in
     "$VENV/bin/sqlanon" demo "$@"
     ;;
   test)
-    setup ".[test,spark]"
+    setup ".[test,spark,dbt]"
     shift
     set +e
     SQLANON_EXPECT_INSTALLED=1 "$VENV/bin/pytest" -p no:cacheprovider -n 2 "$@"

@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .install import bundle
+from .install import bundle, dbt_bundle
 from .models import MODELS
 
 
@@ -140,9 +140,10 @@ def main() -> None:
 
 
 @main.command("macros")
-def macros_cmd() -> None:
+@click.option("--dbt", "as_dbt", is_flag=True, help="As the dbt package's macro file (integrations/dbt, docs/dbt.md).")
+def macros_cmd(as_dbt: bool) -> None:
     """Print every sqlanon macro as one SQL script (for `.read` in the DuckDB shell)."""
-    click.echo(bundle())
+    click.echo(dbt_bundle() if as_dbt else bundle(), nl=not as_dbt)
 
 
 @main.command("audit")
