@@ -29,7 +29,7 @@ _STYLE = ("<style>table.sqlanon{border-collapse:collapse;font-family:" + FONTS +
           "table.sqlanon th,table.sqlanon td{border:1px solid #d0d7de;padding:2px 5px;text-align:right;"
           "vertical-align:top}"
           "table.sqlanon td.n{white-space:nowrap}table.sqlanon td.t{text-align:left;overflow-wrap:anywhere}"
-          "table.sqlanon th{background:#f3f5f7;font-weight:600;font-size:12px;vertical-align:bottom}table.sqlanon tbody th{text-align:left}"
+          "table.sqlanon th{background:#f3f5f7;font-weight:600;font-size:12px;vertical-align:bottom}table.sqlanon tbody th{text-align:left;vertical-align:top}table.sqlanon th+td{text-align:left}"
           "table.sqlanon tbody tr:nth-child(even) td{background:#fafbfc}"
           "table.sqlanon caption{text-align:left;font-weight:600;padding:2px 0;overflow-wrap:anywhere}"
           "table.sqlanon abbr{text-decoration:underline dotted;cursor:help}.sqlanon .nw{white-space:nowrap}"
