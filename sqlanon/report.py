@@ -1,10 +1,12 @@
 """``sqlanon report``: one self-contained HTML file (and JSON) per project with
 its ledger, the checks of its last release, the audit's verdict and findings,
-and the plots of :mod:`sqlanon.plot` embedded as base64 PNG images.
+and the plots of :mod:`sqlanon.plot` embedded as base64 PNG images, styled to
+read in a browser (a sans-serif font, tables that fit a 1,280 px page;
+docs/notebooks.md) and written as any new file (:meth:`Report.write`).
 
 The file needs nothing from outside (no script, stylesheet or image link), so
 it can be mailed or archived next to the database. It holds aggregates only:
-the ledger (counts, parameters, times), checks of the published groups and the
+the ledger (counts, parameters, times, the source's keyed fingerprint), checks of the published groups and the
 number of findings per check; never a person id or an SA value (the findings
 themselves stay in ``sqlanon audit --csv``). It is still the data holder's
 document, not a publication: the ledger's counts (persons deleted, updated,
