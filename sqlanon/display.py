@@ -2,9 +2,10 @@
 check reports and audit reports, and the tables of ``sqlanon report``.
 
 Every value is escaped (``html.escape``): table, column and project names
-come from users and must not become markup. The HTML is plain tables with a
-few inline styles, so it renders the same in Jupyter, in a browser and in
-an e-mail client, and needs no script or stylesheet from outside.
+come from users and must not become markup. The HTML is plain tables with
+one inline stylesheet (a sans-serif font, tables that fit their page), so it
+renders the same in Jupyter, in a browser and in an e-mail client, and needs
+no script or stylesheet from outside.
 
 >>> print(table([{"release": 1, "verdict": "<safe>"}]))
 <table class="sqlanon"><thead><tr><th>release</th><th>verdict</th></tr></thead><tbody><tr><td class="n">1</td><td class="t">&lt;safe&gt;</td></tr></tbody></table>
@@ -22,14 +23,17 @@ FONTS = ('system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto
          '"DejaVu Sans",sans-serif')
 
 #: inline style of every table (no external CSS, so a report stays one file).
-#: Tables never grow wider than their container: numbers stay on one line,
-#: text cells and headers wrap (anywhere, for a long name without spaces).
+#: Tables never grow wider than their container: numbers stay on one line
+#: (``td.n``), text wraps (``td.t``: anywhere, for a long name without spaces),
+#: headers wrap after an underscore or at a soft hyphen (:func:`header`); the
+#: values of a two-column table (:func:`pairs`) are left-aligned.
 _STYLE = ("<style>table.sqlanon{border-collapse:collapse;font-family:" + FONTS + ";font-size:12.5px;"
           "margin:6px 0 14px;max-width:100%;font-variant-numeric:tabular-nums}"
           "table.sqlanon th,table.sqlanon td{border:1px solid #d0d7de;padding:2px 5px;text-align:right;"
           "vertical-align:top}"
           "table.sqlanon td.n{white-space:nowrap}table.sqlanon td.t{text-align:left;overflow-wrap:anywhere}"
-          "table.sqlanon th{background:#f3f5f7;font-weight:600;font-size:12px;vertical-align:bottom}table.sqlanon tbody th{text-align:left;vertical-align:top}table.sqlanon th+td{text-align:left}"
+          "table.sqlanon th{background:#f3f5f7;font-weight:600;font-size:12px;vertical-align:bottom}"
+          "table.sqlanon tbody th{text-align:left;vertical-align:top}table.sqlanon th+td{text-align:left}"
           "table.sqlanon tbody tr:nth-child(even) td{background:#fafbfc}"
           "table.sqlanon caption{text-align:left;font-weight:600;padding:2px 0;overflow-wrap:anywhere}"
           "table.sqlanon abbr{text-decoration:underline dotted;cursor:help}.sqlanon .nw{white-space:nowrap}"
@@ -121,7 +125,8 @@ def short(value, keep: int = SHORT) -> str:
     text = html.unescape(esc(value))
     if len(text) <= 2 * keep + 1:
         return esc(value)
-    return f'<abbr class="nw" title="{html.escape(text)}">{html.escape(text[:keep])}…{html.escape(text[-keep:])}</abbr>'
+    shown = f"{html.escape(text[:keep])}…{html.escape(text[-keep:])}"
+    return f'<abbr class="nw" title="{html.escape(text)}">{shown}</abbr>'
 
 
 def _to_second(value) -> str:
@@ -149,8 +154,10 @@ def ledger_html(ledger, caption: str | None = None, columns=None) -> str:
     when 0 in every release, and the sqlanon version when one made every
     release: the caption says which and their value."""
     columns = [c for c in (columns or list(ledger.columns)) if c in ledger.columns]
-    columns = [c for c in columns if not ledger[c].isna().all()]
     notes = []
+    if ledger.empty:  # no release: nothing to leave out
+        return table(ledger, columns=columns, caption=caption, cells=LEDGER_CELLS)
+    columns = [c for c in columns if not ledger[c].isna().all()]
     zero = [c for c in OPTIONAL_LEDGER_COLUMNS if c in columns and (ledger[c].fillna(0) == 0).all()]
     if zero:
         columns = [c for c in columns if c not in zero]

@@ -271,6 +271,7 @@ def test_ledger_display_is_compact(con):
     ledger.loc[1, "exposed"] = 3
     header = _parse(sqlanon.display.ledger_html(ledger)).tables[0][0]
     assert "exposed" in header and "suppressed" not in header
+    assert _parse(sqlanon.display.ledger_html(ledger.iloc[:0])).tables[0] == [list(ledger.columns)]  # no release
 
 
 def test_report_write_respects_umask(con, tmp_path):
