@@ -75,8 +75,9 @@ def chromium() -> str:
 
 def _run(chromium: str, tmp_path, width: int, height: int, *args: str) -> subprocess.CompletedProcess:
     """Chromium headless with a profile of its own (runs in parallel do not share one); as root it needs
-    --no-sandbox."""
-    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+    --no-sandbox; a container's small /dev/shm is not used."""
+    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+           "--disable-extensions",
            f"--user-data-dir={tmp_path / 'chromium-profile'}", f"--window-size={width},{height}", *args]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr[-2000:]
