@@ -722,9 +722,6 @@ def report_cmd(db: str | None, project: str | None, project_file: str | None, ou
     of its last release, the audit verdict and findings per check (m from the
     ledger) and the plots. Exit status 0 when the audit is safe, 1 when it finds
     attacks (the report is written either way), 2 on bad input."""
-    import os
-    import tempfile
-
     import duckdb
 
     from .errors import SqlanonError
@@ -739,17 +736,8 @@ def report_cmd(db: str | None, project: str | None, project_file: str | None, ou
         rep = build(con, project, plots=out is not None and not no_plots)
         verdict = rep.audit.verdict
         if out is not None:
-            # written next to its place, then renamed: a failure leaves no partial file
-            target, text = Path(out), rep.to_html()
             try:
-                fd, tmp = tempfile.mkstemp(prefix=".sqlanon-report-", suffix=".html", dir=target.parent)
-                try:
-                    with os.fdopen(fd, "w", encoding="utf-8") as f:
-                        f.write(text)
-                    os.replace(tmp, target)
-                except BaseException:
-                    Path(tmp).unlink(missing_ok=True)
-                    raise
+                rep.write(out)  # a failure leaves no partial file
             except OSError as exc:
                 raise _bad(f"cannot write the report to {out!r} ({exc.strerror or exc}); does its folder exist, "
                            "may you write there?") from exc

@@ -145,7 +145,8 @@ def publish(con, project: str, frames, *, source: str, progress: bool | None = N
     then :meth:`sqlanon.Publisher.release` runs (one transaction per release;
     ``params`` are the Publisher's: id, qi, sa, m, model, seed, ...). Returns
     the :class:`sqlanon.ReleaseResult` of every release. A progress bar shows
-    on a terminal (``progress=True`` / ``False`` forces it on / off)."""
+    on a terminal and in a notebook (:mod:`sqlanon.progress`; ``progress=True``
+    / ``False`` forces it on / off)."""
     from .progress import bar
     from .publisher import Publisher
 

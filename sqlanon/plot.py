@@ -7,6 +7,10 @@ global state, no window): a notebook shows it as the value of a cell,
 
 * :func:`per_release` - the numbers behind the plots, as a DataFrame;
 * :func:`releases` - counterfeits, held rows, NCP and audit findings per release;
+
+Counts get integer y ticks; a panel with nothing to show (no counterfeits,
+nothing held, no findings: every value zero) is drawn without axes and says
+so, rather than as an empty 0..1 frame.
 * :func:`what_if` - audit findings of one project for several values of m.
 """
 
@@ -26,10 +30,31 @@ def _figure(**kw):
 
 
 def _ylim(ax, values) -> None:
-    """y from 0 (to at least 1, so that an all-zero panel shows its zero line at the bottom)."""
+    """y from 0 to a little above the largest value."""
     top = pd.Series(values, dtype="float64").max(skipna=True)
     top = 0.0 if pd.isna(top) else float(top)
     ax.set_ylim(0, max(1.0, 1.1 * top))
+
+
+def _counts(ax) -> None:
+    """Integer ticks on the y axis: a count of rows or findings has no 2.5."""
+    from matplotlib.ticker import MaxNLocator
+
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _empty(values) -> bool:
+    """Nothing to plot: every value zero or missing."""
+    v = pd.Series(values, dtype="float64").fillna(0)
+    return bool((v == 0).all())
+
+
+def _nothing(ax, title: str, why: str) -> None:
+    """A panel with no axes (no empty 0..1 frame), saying why it is empty."""
+    ax.set_axis_off()
+    ax.set_title(title)
+    ax.text(0.5, 0.5, f"nothing to show:\n{why}", ha="center", va="center", transform=ax.transAxes,
+            color="#555555", wrap=True)
 
 
 def per_release(con, project: str, report=None) -> pd.DataFrame:
@@ -57,45 +82,59 @@ def releases(con, project: str, report=None):
     fig = _figure(figsize=(10, 6.5), layout="constrained")
     axes = fig.subplots(2, 2)
     r = data["release"].astype(int).tolist()
+    span = f"release {r[0]}" if len(r) == 1 else f"releases {r[0]}..{r[-1]}"
     ax = axes[0][0]
-    ax.bar(r, data["counterfeits"], color="#8e6bbf")
-    ax.set_title("counterfeits per release")
-    _ylim(ax, data["counterfeits"])
-    share = ax.twinx()
-    pct = 100 * data["counterfeits"] / data["published"].where(data["published"] > 0)
-    share.plot(r, pct, "o-", color="#333")
-    share.set_ylabel("% of published rows")
-    _ylim(share, pct)
+    if _empty(data["counterfeits"]):
+        _nothing(ax, "counterfeits per release", f"no counterfeits in {span}")
+    else:
+        ax.bar(r, data["counterfeits"], color="#8e6bbf")
+        ax.set_title("counterfeits per release")
+        _ylim(ax, data["counterfeits"])
+        _counts(ax)
+        share = ax.twinx()
+        pct = 100 * data["counterfeits"] / data["published"].where(data["published"] > 0)
+        share.plot(r, pct, "o-", color="#333")
+        share.set_ylabel("% of published rows")
+        _ylim(share, pct)
     ax = axes[0][1]
-    ax.bar(r, data["held"], color="#e08e3c")
-    ax.set_title("held rows per release")
-    _ylim(ax, data["held"])
+    if _empty(data["held"]):
+        _nothing(ax, "held rows per release", f"no rows held in {span}")
+    else:
+        ax.bar(r, data["held"], color="#e08e3c")
+        ax.set_title("held rows per release")
+        _ylim(ax, data["held"])
+        _counts(ax)
     ax = axes[1][0]
-    ax.plot(r, data["ncp"], "o-", color="#2a7ab9")
-    ax.set_title("NCP per release (%)")
-    _ylim(ax, data["ncp"])
+    if data["ncp"].isna().all():
+        _nothing(ax, "NCP per release (%)", f"no NCP in the ledger for {span}")
+    else:
+        ax.plot(r, data["ncp"], "o-", color="#2a7ab9")
+        ax.set_title("NCP per release (%)")
+        _ylim(ax, data["ncp"])
     ax = axes[1][1]
     if report is None:
-        ax.text(0.5, 0.5, "no audit given", ha="center", va="center", transform=ax.transAxes)
-        ax.set_title("audit findings per release")
+        _nothing(ax, "audit findings per release", "no audit given (pass report=sqlanon.audit(...))")
     else:
+        title = f"audit findings per release (m = {report.m})"
         per = report.findings_per_release()
-        bottom = pd.Series(0, index=r, dtype="int64")
-        for check, rows in per.groupby("check"):
-            n = rows.set_index("release")["findings"].reindex(r, fill_value=0).astype("int64")
-            ax.bar(r, n, bottom=bottom, label=str(check))
-            bottom += n
-        if per.empty:
-            ax.set_yticks([])
-            ax.text(0.5, 0.5, f"none (verdict: {report.verdict})", ha="center", va="center", transform=ax.transAxes)
+        if per.empty or _empty(per["findings"]):
+            _nothing(ax, title, f"no findings in {span} (verdict: {report.verdict})")
         else:
+            bottom = pd.Series(0, index=r, dtype="int64")
+            for check, rows in per.groupby("check"):
+                n = rows.set_index("release")["findings"].reindex(r, fill_value=0).astype("int64")
+                ax.bar(r, n, bottom=bottom, label=str(check))
+                bottom += n
             ax.legend(fontsize=8)
-        ax.set_title(f"audit findings per release (m = {report.m})")
+            ax.set_title(title)
+            _ylim(ax, bottom)
+            _counts(ax)
     for row in axes:
         for ax in row:
-            ax.set_xlabel("release")
-            ax.set_xticks(r)
-            ax.set_xlim(min(r) - 0.6, max(r) + 0.6)
+            if ax.axison:
+                ax.set_xlabel("release")
+                ax.set_xticks(r)
+                ax.set_xlim(min(r) - 0.6, max(r) + 0.6)
     fig.suptitle(f"project {project}")
     return fig
 
@@ -117,11 +156,17 @@ def what_if(con, project: str, ms) -> tuple[pd.DataFrame, object]:
     data = pd.DataFrame(rows)
     fig = _figure(figsize=(6, 3.5), layout="constrained")
     ax = fig.subplots()
+    ax.set_xlabel("m audited with")
+    title = f"project {project}: audit what-if on m"
+    if _empty(data["findings"]):
+        _nothing(ax, title, f"no findings for m = {', '.join(str(m) for m in data['m'])}")
+        return data, fig
     ax.plot(data["m"], data["findings"], "o-", label="findings")
     ax.plot(data["m"], data["disclosures"], "s--", label="disclosures (one value left)")
-    ax.set_xlabel("m audited with")
     ax.set_ylabel("count")
     ax.set_xticks(list(data["m"]))
-    ax.set_title(f"project {project}: audit what-if on m")
+    _ylim(ax, data["findings"])
+    _counts(ax)
+    ax.set_title(title)
     ax.legend(fontsize=8)
     return data, fig

@@ -1,10 +1,12 @@
 """``sqlanon report``: one self-contained HTML file (and JSON) per project with
 its ledger, the checks of its last release, the audit's verdict and findings,
-and the plots of :mod:`sqlanon.plot` embedded as base64 PNG images.
+and the plots of :mod:`sqlanon.plot` embedded as base64 PNG images, styled to
+read in a browser (a sans-serif font, tables that fit a 1,280 px page;
+docs/notebooks.md) and written as any new file (:meth:`Report.write`).
 
 The file needs nothing from outside (no script, stylesheet or image link), so
 it can be mailed or archived next to the database. It holds aggregates only:
-the ledger (counts, parameters, times), checks of the published groups and the
+the ledger (counts, parameters, times, the source's keyed fingerprint), checks of the published groups and the
 number of findings per check; never a person id or an SA value (the findings
 themselves stay in ``sqlanon audit --csv``). It is still the data holder's
 document, not a publication: the ledger's counts (persons deleted, updated,
@@ -17,7 +19,11 @@ import base64
 import html
 import io
 import json
+import os
+import secrets
+import stat
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
@@ -26,9 +32,11 @@ from .errors import SqlanonError
 from .ident import quote
 from .project import Project
 
-#: ledger columns shown in the report's table (params and source schema are shown once)
+#: ledger columns in the report's JSON (params and source schema are shown once)
 LEDGER_COLUMNS = ["release", "made_at", "published", "groups", "counterfeits", "survivors", "new", "deleted",
                   "reinserted", "updated", "held", "ncp", "seconds", "suppressed", "dl", "exposed"]
+#: and in its HTML: the fingerprint (keyed: it only tells whether two releases read the same source) shortened
+HTML_LEDGER_COLUMNS = LEDGER_COLUMNS[:2] + ["fingerprint"] + LEDGER_COLUMNS[2:]
 
 
 @dataclass
@@ -68,12 +76,13 @@ class Report:
         """One self-contained HTML document."""
         title = f"sqlanon report: project {self.project}"
         return "\n".join(["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-                          f"<title>{html.escape(title)}</title>", display.style(), "</head><body>",
+                          '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                          f"<title>{html.escape(title)}</title>", display.page_style(), display.style(),
+                          "</head><body>",
                           f"<h1>{html.escape(title)}</h1>", self._body(), "</body></html>"])
 
     def _body(self) -> str:
         a = self.audit
-        ledger = self.ledger[[c for c in LEDGER_COLUMNS if c in self.ledger.columns]]
         parts = [
             f"<p>{len(self.ledger)} releases, {self.parameter} = {self.m}; made by sqlanon "
             f"{html.escape(__version__)}. This file holds counts and parameters only, no person id or SA value; "
@@ -86,7 +95,8 @@ class Report:
                           caption="findings per check"),
             display.table(self.per_release, caption="per release (findings at the last release they use)"),
             '<h2 id="ledger">Ledger</h2>',
-            display.table(ledger, caption=Project(self.project).table("ledger")),
+            display.ledger_html(self.ledger, caption=Project(self.project).table("ledger"),
+                                columns=HTML_LEDGER_COLUMNS),
             display.pairs(self.parameters, caption="parameters"),
             f'<h2 id="checks">Checks of release {self.last_release}</h2>',
             "<p>The published groups of the last release (counterfeits included, as published): group sizes "
@@ -99,8 +109,32 @@ class Report:
             parts.append(f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{data}">'
                          f"<figcaption>{html.escape(name)}</figcaption></figure>")
         if self.plot_note:
-            parts.append(f"<p>{html.escape(self.plot_note)}</p>")
+            parts.append(f'<p class="sqlanon-note">{html.escape(self.plot_note)}</p>')
         return "\n".join(parts)
+
+    def write(self, path) -> Path:
+        """Write :meth:`to_html` to ``path`` as any program writes a new file: mode
+        0666 less the umask (0644 under the usual umask 022), or the mode of the
+        file it replaces. The text goes to a new file beside ``path``, renamed
+        over it when complete, so a failure leaves no partial file."""
+        target = Path(path)
+        data = self.to_html().encode("utf-8")
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            mode = None
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to open(path, "w")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            if mode is not None:
+                os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return target
 
     def _repr_html_(self) -> str:  # notebooks: the body, without the document around it
         return display.style() + self._body()
@@ -166,6 +200,6 @@ def build(con, project: str, *, plots: bool = True) -> Report:
             rep.plot_note = f"no plots: {exc}"
         else:
             buf = io.BytesIO()
-            fig.savefig(buf, format="png", dpi=90)
+            fig.savefig(buf, format="png", dpi=100)
             rep.plots["counterfeits, held rows, NCP and audit findings per release"] = buf.getvalue()
     return rep

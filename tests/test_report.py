@@ -1,14 +1,16 @@
 """Notebook display, sqlanon.plot, progress bars and ``sqlanon report``.
 
-The report's HTML is checked with Python's own HTML parser (html.parser), not
-in a headless browser: CI machines have no browser, and the report is plain
-tables and data-URI images with no script, so parsing it shows what a browser
-would be given (docs/notebooks.md)."""
+The report's HTML is checked here with Python's own HTML parser (html.parser):
+what a browser is given. How a browser lays it out (no horizontal overflow at
+1,280 px, the plots shown) is tests/test_report_browser.py, in headless
+Chromium (docs/notebooks.md)."""
 
 from __future__ import annotations
 
 import base64
 import json
+import os
+import stat
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -19,7 +21,9 @@ import pytest
 
 import sqlanon
 import sqlanon.histories as histories
+import sqlanon.display
 import sqlanon.plot
+import sqlanon.progress
 import sqlanon.report
 from sqlanon import checks
 from sqlanon.progress import bar
@@ -58,6 +62,7 @@ class _Doc(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.stack, self.ids, self.tables, self.images, self.links = [], {}, [], [], []
+        self.titles: list[tuple[str, str]] = []  # (tag, title attribute): tooltips of shortened values
         self.text: list[str] = []
         self._row = None
 
@@ -66,6 +71,8 @@ class _Doc(HTMLParser):
         self.stack.append((tag, a.get("id")))
         if a.get("id"):
             self.ids[a["id"]] = ""
+        if "title" in a:
+            self.titles.append((tag, a["title"]))
         if tag == "table":
             self.tables.append([])
         elif tag == "tr":
@@ -74,6 +81,7 @@ class _Doc(HTMLParser):
             self._row.append("")
         elif tag == "img":
             self.images.append(a)
+        if tag in ("img", "wbr", "br"):
             self.stack.pop()  # void element
         for key in ("href", "src"):
             if key in a and tag != "img":
@@ -89,11 +97,12 @@ class _Doc(HTMLParser):
             self._row = None
 
     def handle_data(self, data):
+        data = data.replace("\u00ad", "")  # soft hyphens: shown only where a header breaks
         self.text.append(data)
         for _, i in self.stack:
             if i:
                 self.ids[i] += data
-        if self._row is not None and self._row and any(t in ("td", "th") for t, _ in self.stack[-1:]):
+        if self._row is not None and self._row and any(t in ("td", "th") for t, _ in self.stack):
             self._row[-1] += data
 
 
@@ -102,6 +111,12 @@ def _parse(text: str) -> _Doc:
     doc.feed(text)
     doc.close()
     return doc
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _cli(*args, cwd=None):
@@ -175,11 +190,51 @@ def test_plot_per_release_and_figure(con):
     assert len(sqlanon.plot.releases(con, "ward").axes) == 5  # 4 panels + the share axis
 
 
+def _integer_ticks(ax) -> bool:
+    return all(float(t).is_integer() for t in ax.get_yticks())
+
+
+def _says_nothing(ax) -> bool:
+    """A panel drawn without axes that says why it is empty, with no bar or line."""
+    return (not ax.axison and any("nothing to show" in t.get_text() for t in ax.texts)
+            and not ax.patches and not ax.lines)
+
+
+def test_plot_counts_have_integer_ticks(con):
+    _ward(con, releases=3)
+    unsafe = sqlanon.audit(con, "ward", 5)
+    fig = sqlanon.plot.releases(con, "ward", unsafe)
+    counterfeits, held, ncp, findings = fig.axes[:4]
+    assert max(b.get_height() for b in held.patches) == 18  # 18 held rows: a default axis ticks 2.5, 7.5, ...
+    for ax in (counterfeits, held, findings):
+        assert ax.axison and _integer_ticks(ax), ax.get_title()
+    assert ncp.axison and ncp.lines  # a percentage: any ticks
+
+
+def test_plot_says_nothing_to_show(con):
+    _ward(con, releases=1)  # one release: no counterfeits, nothing held, no findings
+    data = sqlanon.plot.per_release(con, "ward")
+    assert data[["counterfeits", "held"]].sum().tolist() == [0, 0]
+    fig = sqlanon.plot.releases(con, "ward", sqlanon.audit(con, "ward", 4))
+    counterfeits, held, ncp, findings = fig.axes
+    for ax in (counterfeits, held, findings):
+        assert _says_nothing(ax), ax.get_title()
+    assert "no rows held in release 1" in " ".join(t.get_text() for t in held.texts)
+    assert ncp.axison and ncp.lines  # NCP > 0: drawn
+    no_audit = sqlanon.plot.releases(con, "ward").axes[3]
+    assert _says_nothing(no_audit) and "no audit given" in no_audit.texts[0].get_text()
+    data, fig = sqlanon.plot.what_if(con, "ward", [2, 3])  # safe for both: no findings
+    assert data["findings"].tolist() == [0, 0] and _says_nothing(fig.axes[0])
+
+
 def test_plot_what_if(con):
     _ward(con, releases=2)
     data, fig = sqlanon.plot.what_if(con, "ward", [3, 4, 5])
     assert data["verdict"].tolist() == ["safe", "safe", "unsafe"]
     assert fig.axes[0].get_xlabel() == "m audited with"
+    assert fig.axes[0].axison and _integer_ticks(fig.axes[0])
+    findings = next(line for line in fig.axes[0].lines if line.get_label() == "findings")
+    assert list(findings.get_ydata()) == data["findings"].tolist()
 
 
 def test_plot_without_matplotlib(con, monkeypatch):
@@ -192,13 +247,87 @@ def test_plot_without_matplotlib(con, monkeypatch):
     assert "sqlanon[plot]" in rep.to_html()
 
 
+def test_ledger_display_is_compact(con):
+    _ward(con, releases=3)
+    ledger = status(con, "ward")
+    shown = sqlanon.display.ledger(ledger)
+    assert shown.df is ledger and repr(shown) == repr(ledger)
+    doc = _parse(shown._repr_html_())
+    header, rows = doc.tables[0][0], doc.tables[0][1:]
+    # every column but the empty dl, the all-zero suppressed and exposed, the one version
+    hidden = {"dl", "suppressed", "exposed", "sqlanon_version"}
+    assert header == [c for c in ledger.columns if c not in hidden]
+    assert (ledger["dl"].isna().all() and (ledger[["suppressed", "exposed"]] == 0).all().all()
+            and ledger["sqlanon_version"].nunique() == 1)
+    caption = "".join(doc.text)
+    assert f"suppressed, exposed: 0 in every release; made by sqlanon {sqlanon.__version__}" in caption
+    for row, (_, r) in zip(rows, ledger.iterrows()):
+        cells = dict(zip(header, row))
+        assert cells["fingerprint"] == f"{str(r.fingerprint)[:4]}…{str(r.fingerprint)[-4:]}"
+        assert cells["made_at"] == str(r.made_at)[:19]
+        assert cells["counterfeits"] == str(r.counterfeits) and cells["ncp"] == f"{r.ncp:.3f}".rstrip("0")
+    assert sorted(t for _, t in doc.titles if t.isdigit()) == sorted(str(f) for f in ledger["fingerprint"])
+    # a column that is not 0 everywhere stays
+    ledger.loc[1, "exposed"] = 3
+    header = _parse(sqlanon.display.ledger_html(ledger)).tables[0][0]
+    assert "exposed" in header and "suppressed" not in header
+    assert _parse(sqlanon.display.ledger_html(ledger.iloc[:0])).tables[0] == [list(ledger.columns)]  # no release
+
+
+def test_report_write_respects_umask(con, tmp_path):
+    _ward(con, releases=1)
+    rep = sqlanon.report.build(con, "ward", plots=False)
+    old = os.umask(0o077)
+    try:
+        private = rep.write(tmp_path / "private.html")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    old = os.umask(0o022)
+    try:
+        public = rep.write(tmp_path / "r.html")
+        assert stat.S_IMODE(public.stat().st_mode) == 0o644
+        public.chmod(0o640)  # a report written again keeps the mode its owner gave the file
+        rep.write(public)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(public.stat().st_mode) == 0o640
+    assert public.read_text(encoding="utf-8") == rep.to_html()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["private.html", "r.html"]  # no temporary left
+
+
 # ----------------------------------------------------------------- progress
 def test_progress_off_without_terminal(capsys):
     assert not sys.stderr.isatty()  # pytest captures stderr
+    assert not sqlanon.progress.in_notebook()
     assert list(bar(range(3))) == [0, 1, 2]
     assert capsys.readouterr().err == ""
     assert list(bar(range(3), desc="releases", enabled=True)) == [0, 1, 2]
     assert "releases" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_progress_in_a_notebook_kernel(tmp_path):
+    """In a real Jupyter kernel (nbclient + ipykernel) the bar is on by default:
+    tqdm's widget with ipywidgets, its text bar on stderr without."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipywidgets")
+    cells = ["from sqlanon.progress import bar, in_notebook\nin_notebook(), list(bar(range(3), desc='widget'))",
+             "import sys\nsys.modules['ipywidgets'] = None  # as if not installed\n"
+             "list(bar(range(3), desc='text'))",
+             "list(bar(range(3), desc='off', enabled=False))"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    widget, text, off = (c.outputs for c in nb.cells)
+    assert widget[-1]["data"]["text/plain"] == "(True, [0, 1, 2])"
+    views = [o for o in widget if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert views and "widget" in views[0]["data"]["text/plain"]
+    stderr = "".join(o.get("text", "") for o in text if o.get("name") == "stderr")
+    assert "text:" in stderr and "0/3 [" in stderr  # tqdm's text bar (a line the notebook redraws)
+    assert not any("widget-view" in str(o) for o in text)
+    assert [o["output_type"] for o in off] == ["execute_result"]
 
 
 def test_histories_publish_equals_manual_releases():
@@ -232,10 +361,20 @@ def test_report_html(ward_db, tmp_path):
     doc = _parse(text)
     assert " ".join(doc.ids["verdict"].split()).startswith("verdict: safe - 0 disclosures")
     # the ledger table: one row per release with the ledger's numbers
-    ledger_table = next(t for t in doc.tables if t and t[0][:3] == ["release", "made_at", "published"])
+    ledger_table = next(t for t in doc.tables if t and t[0][:4] == ["release", "made_at", "fingerprint", "published"])
     header, rows = ledger_table[0], ledger_table[1:]
     assert [r[header.index("release")] for r in rows] == ["1", "2", "3"]
     assert [int(r[header.index("counterfeits")]) for r in rows] == ledger["counterfeits"].tolist()
+    # the 19/20-digit fingerprint shortened to 4 + 4 digits, the whole of it in the tooltip
+    fingerprints = [str(f) for f in ledger["fingerprint"]]
+    assert [r[header.index("fingerprint")] for r in rows] == [f"{f[:4]}…{f[-4:]}" for f in fingerprints]
+    assert [t for tag, t in doc.titles if tag == "abbr" and t.isdigit()] == fingerprints
+    # made_at to the second; m-invariance's empty dl and all-zero suppressed/exposed named in the caption only
+    assert [r[header.index("made_at")] for r in rows] == [str(t)[:19] for t in ledger["made_at"]]
+    assert not {"dl", "suppressed", "exposed", "sqlanon_version"} & set(header)
+    assert "suppressed, exposed: 0 in every release" in text
+    # a new file's mode: 0666 less the umask, as any program's (0644 under umask 022)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~_umask()
     # the checks of release 3: every published group has >= m rows and m distinct values
     checks_table = dict(r for r in next(t for t in doc.tables if ["m_uniqueness_m_unique", "True"] in t))
     assert int(checks_table["k"]) >= 4 and checks_table["distinct_l"] == "4"
