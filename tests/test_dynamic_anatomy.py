@@ -69,9 +69,14 @@ def _inject(con, project, assign: dict, sa: dict, qi=("age",)):
 
 
 def _release_of(con, project, r):
-    """(id -> partition, id -> published SA) of release r, read through the contract."""
+    """(id -> partition, id -> published SA) of release r, read through the
+    contract. A counterfeit (no id: it pads a partition of too few new persons,
+    docs/dynamic_anatomy.md, "Publishing forever") is keyed by its partition
+    and value, which it keeps while carried, so the reference compares the
+    partitions' whole multisets."""
     mem = con.execute("SELECT id, group_id, dis FROM sqlanon_membership(?, ?)", [project, r]).fetchall()
-    return {i: g for i, g, _ in mem}, {i: v for i, _, v in mem}
+    key = [("cf", g, v) if i is None else i for i, g, v in mem]
+    return {k: g for k, (_, g, _) in zip(key, mem)}, {k: v for k, (_, _, v) in zip(key, mem)}
 
 
 def _attacks(con, project, l):

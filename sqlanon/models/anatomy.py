@@ -14,7 +14,7 @@ from .base import Model, Parameter
 #: the privacy parameter of both anatomy models (``m=`` is accepted as a synonym)
 L = Parameter("l", "every partition holds l distinct SA values", lambda v: require_m(v, name="l"), aliases=("m",))
 #: the temporary tables of sql/anatomy/
-TEMPS = ("snap", "cls", "plan", "pool", "newg", "final")
+TEMPS = ("snap", "cls", "plan", "refill", "pool", "dacf", "newg", "final")
 
 MODEL = Model(
     name="anatomy",
