@@ -35,7 +35,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
 
 from . import __version__
-from .engine import DuckDBEngine
+from .engines import DuckDBEngine
 from .errors import SqlanonError
 from .ident import quote
 from .project import Project

@@ -20,6 +20,7 @@ import duckdb
 
 from . import udfs
 from ._resources import macros_dir
+from .engines.duckdb import open_database
 
 _READ_RE = re.compile(r"^\s*\.read\s+(\S+)\s*$")
 # every macro file defines its macros with this statement head (test_install checks it)
@@ -101,9 +102,12 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     A new file is created with DuckDB storage version ``storage_version`` (default
     ``SHELL_STORAGE_VERSION``, readable by the DuckDB 1.5 shell; None: DuckDB's
     own default, which only DuckDB 2.0 reads); an existing file keeps its version.
-    ``read_only=True`` installs the macros as temporary macros."""
+    ``read_only=True`` installs the macros as temporary macros. A file another
+    process holds raises :class:`sqlanon.errors.LockHeld`, one that cannot be
+    opened :class:`sqlanon.errors.CannotOpen` (both SqlanonErrors naming the
+    file and what to do)."""
     config = {"storage_compatibility_version": storage_version} if storage_version and path is not None else {}
-    con = duckdb.connect(":memory:" if path is None else str(path), read_only=read_only, config=config)
+    con = open_database(path, read_only=read_only, config=config)
     try:
         install(con)
     except BaseException:

@@ -1,4 +1,4 @@
-"""sqlanon.engine: the engine object, the engine macro file bound as ``lib``,
+"""sqlanon.engines: the engine object, its typed errors, the engine macro file bound as ``lib``,
 and the rendering cache shared by projects."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 
 import sqlanon
 from sqlanon import SqlanonError, templates
-from sqlanon.engine import DuckDBEngine, Engine, as_engine
+from sqlanon.errors import Conflict, EngineError, MissingObject, ReadOnly
+from sqlanon.engines import DuckDBEngine, Engine, as_engine
 from sqlanon.project import Project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,10 +46,11 @@ def test_catalog_lookups(con):
 def test_transaction_rolls_back_on_error(con):
     eng = as_engine(con)
     eng.execute("CREATE TABLE t (a INTEGER)")
-    with pytest.raises(duckdb.Error):
+    with pytest.raises(EngineError) as err:
         with eng.transaction():
             eng.execute("INSERT INTO t VALUES (1)")
             eng.execute("INSERT INTO t VALUES ('x')")
+    assert isinstance(err.value.__cause__, duckdb.Error)  # the engine's own, kept as the cause
     assert eng.fetch("SELECT count(*) FROM t") == [(0,)]
     with eng.transaction():
         eng.executemany("INSERT INTO t VALUES (?)", [(1,), (2,)])
@@ -77,10 +79,10 @@ def test_the_publisher_and_audit_run_on_an_engine_object(con):
 
 
 def test_no_catalog_query_outside_the_engine():
-    """duckdb_tables()/duckdb_views()/DESCRIBE are read only by sqlanon/engine.py."""
+    """duckdb_tables()/duckdb_views()/DESCRIBE are read only by sqlanon/engines/duckdb.py."""
     found = []
     for path in sorted((ROOT / "sqlanon").rglob("*.py")):
-        if path.name == "engine.py":
+        if path.relative_to(ROOT).as_posix() == "sqlanon/engines/duckdb.py":
             continue
         for i, line in enumerate(path.read_text().splitlines(), 1):
             if re.search(r"duckdb_(tables|views|columns)\(|\bDESCRIBE\b", line):
