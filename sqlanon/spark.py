@@ -6,7 +6,7 @@ from .engines.spark.errors import SparkBusy, SparkSQLError
 from .engines.spark.macros import inline_table_macros, scalar_macros, table_macros
 from .engines.spark.sparksession import duck_type, session
 from .engines.spark.dialect import spark_type
-from .engines.spark.translate import translate
+from .engines.spark.passes import translate
 
 __all__ = ["SparkBusy", "SparkEngine", "SparkSQLError", "duck_type", "inline_table_macros", "scalar_macros",
            "session", "spark_type", "table_macros", "translate"]

@@ -1,5 +1,5 @@
 """The Spark engine (docs/spark.md), in parts: :mod:`.dialect` (constants,
-type names), :mod:`.translate` and :mod:`.macros` (DuckDB's SQL as Spark SQL,
+type names), :mod:`.passes` and :mod:`.macros` (DuckDB's SQL as Spark SQL,
 by sqlglot passes), :mod:`.storage` (the warehouse and its manifest commit),
 :mod:`.statements` and :mod:`.recursive` (writes and recursive CTEs on
 DataFrames), :mod:`.engine` (the engine object), :mod:`.sparksession` (a SparkSession for it).
@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 
 from .errors import SparkBusy, SparkMissing, SparkSQLError
-from .translate import translate
+from .passes import translate
 
 _LAZY = {"SparkEngine": ".engine", "session": ".sparksession", "duck_type": ".sparksession"}
 

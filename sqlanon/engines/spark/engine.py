@@ -5,7 +5,7 @@ sqlanon's SQL is written once, in DuckDB's dialect (sql/, macros/). This
 engine takes each statement as the library renders it and runs it on a
 SparkSession:
 
-* **queries** are translated to Spark SQL (:mod:`.translate`: sqlglot's Spark
+* **queries** are translated to Spark SQL (:mod:`.passes`: sqlglot's Spark
   dialect after a few passes of rewrites, sqlanon's SQL macros inlined from
   their one definition in macros/*.sql by :mod:`.macros`); parameters
   (``$release``, ``?``) are bound by sqlglot as typed literals in the parsed
@@ -46,7 +46,7 @@ from .recursive import RecursiveCTEs
 from .sparksession import duck_type, session
 from .statements import Statements
 from .storage import MAIN, Warehouse
-from .translate import _bind, translate
+from .passes import _bind, translate
 
 
 class SparkEngine(SparkDialect, Statements, RecursiveCTEs, Engine):

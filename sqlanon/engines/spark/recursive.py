@@ -9,7 +9,7 @@ from pyspark.sql import DataFrame
 from sqlglot import exp
 
 from .errors import SparkSQLError
-from .translate import _rename_tables
+from .passes import _rename_tables
 
 
 class RecursiveCTEs:

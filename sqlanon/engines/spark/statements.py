@@ -11,7 +11,7 @@ from sqlglot import exp
 from .dialect import spark_type
 from .errors import SparkMissing, SparkSQLError
 from .storage import MAIN
-from .translate import _bq
+from .passes import _bq
 
 
 def _dtype(t: T.DataType) -> exp.DataType:

@@ -83,9 +83,14 @@ def lambda_index(n: exp.Expression, c: Context) -> exp.Expression | None:
             and isinstance(n.parent, (exp.ArrayFilter, exp.Transform))):
         return None
     i = n.expressions[1].name
-    body = n.this.copy().transform(
-        lambda x: exp.Paren(this=exp.Add(this=exp.column(i), expression=exp.Literal.number(1)))
-        if isinstance(x, exp.Column) and not x.table and x.name == i else x)
+
+    def shift(x: exp.Expression) -> exp.Expression:
+        # (sqlglot reads a lambda variable as a Column or, in newer versions, a bare Identifier)
+        if ((isinstance(x, exp.Column) and not x.table and x.name == i)
+                or (isinstance(x, exp.Identifier) and x.name == i and not isinstance(x.parent, (exp.Column, exp.Lambda)))):
+            return exp.Paren(this=exp.Add(this=exp.column(i), expression=exp.Literal.number(1)))
+        return x
+    body = n.this.copy().transform(shift)
     return exp.Lambda(this=body.transform(c.fix), expressions=[e.copy() for e in n.expressions])
 
 
