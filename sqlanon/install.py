@@ -1,4 +1,5 @@
-"""Install sqlanon into a DuckDB connection: every macro file, then the UDFs.
+"""Install sqlanon into a DuckDB connection: every macro file (every check is a
+SQL macro, so the DuckDB shell has them all; there are no Python UDFs).
 
 The order of macro files is the order of the ``.read`` lines in
 ``macros/sqlanon.sql``, the same file a DuckDB shell user reads, so the shell
@@ -18,7 +19,6 @@ from pathlib import Path
 
 import duckdb
 
-from . import udfs
 from ._resources import macros_dir
 from .engines.duckdb import open_database
 
@@ -57,11 +57,9 @@ class Installed:
     """What :func:`install` put into the connection."""
 
     macros: list[str] = field(default_factory=list)
-    udfs: list[str] = field(default_factory=list)
 
     def __iter__(self):
         yield from self.macros
-        yield from self.udfs
 
 
 def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
@@ -70,12 +68,9 @@ def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def install(con: duckdb.DuckDBPyConnection) -> Installed:
-    """Load every ``sqlanon_`` macro and register the Python UDFs of
-    :mod:`sqlanon.udfs` on ``con`` (there are none today: every check is a SQL
-    macro, so the DuckDB shell has them all).
+    """Load every ``sqlanon_`` macro on ``con``.
 
-    Idempotent: macros use ``CREATE OR REPLACE``, UDFs already registered on this
-    connection are replaced. On a read-only database the macros are created as
+    Idempotent: macros use ``CREATE OR REPLACE``. On a read-only database the macros are created as
     TEMPORARY macros (they live as long as the connection; the file is not
     touched). Returns the names installed.
     """
@@ -83,7 +78,6 @@ def install(con: duckdb.DuckDBPyConnection) -> Installed:
     for path in macro_files():
         sql = path.read_text()
         con.execute(_CREATE_MACRO.sub(r"\1TEMP MACRO", sql) if temporary else sql)
-    registered = udfs.register_all(con)
     names = [
         r[0]
         for r in con.execute(
@@ -92,7 +86,7 @@ def install(con: duckdb.DuckDBPyConnection) -> Installed:
             "ORDER BY 1"
         ).fetchall()
     ]
-    return Installed(macros=names, udfs=registered)
+    return Installed(macros=names)
 
 
 def connect(path: str | Path | None = None, *, read_only: bool = False,
