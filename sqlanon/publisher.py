@@ -141,6 +141,13 @@ def _stmt_label(step: str, i: int, stmt: str) -> str:
     return f"{step}#{i} {first[:70]}"
 
 
+def source_digest(columns) -> str:
+    """SQL: the source's digest behind the ledger's fingerprint and sqlanon
+    compile's guard (the one definition): the XOR of every row's hash of
+    ``columns`` (quoted: id, SA, then the QI), 0 for no rows."""
+    return f"coalesce(bit_xor(hash({', '.join(columns)})), 0)"
+
+
 def _masked(exc: Exception) -> str:
     """A database error without the data values it may quote: numbers and
     '...' literals become ?, identifiers in double quotes stay (the unmasked
@@ -269,7 +276,7 @@ class Publisher:
         null_id, null_sa, self._digest, n, lo, hi, *nonfinite = self._q(
             f"SELECT count(*) FILTER (WHERE {i} IS NULL), "
             f"count(*) FILTER (WHERE {s} IS NULL), "
-            f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0), count({i}), "
+            f"{source_digest([i, s, *(quote(c) for c in self.qi)])}, count({i}), "
             + (f"min({i}), max({i})" if int_id else "NULL, NULL")
             + "".join(f", count(*) FILTER (WHERE NOT isfinite({quote(c)}))" for c in floats) + f" FROM {src}")[0]
         # the distinct SA values by a grouping of their own: a count(DISTINCT) in
