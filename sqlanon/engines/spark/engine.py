@@ -409,7 +409,10 @@ class _Committed:
                 return exp.Table(this=exp.to_identifier(p, quoted=True), db=exp.to_identifier("parquet"),
                                  alias=exp.TableAlias(this=exp.to_identifier(n.name)))
             return n
-        return [tuple(r) for r in self.eng.spark.sql(tree.transform(fix).sql("spark")).collect()]
+        try:
+            return [tuple(r) for r in self.eng.spark.sql(tree.transform(fix).sql("spark")).collect()]
+        except (PySparkException, Py4JJavaError) as exc:
+            raise self.eng.typed(exc) from exc
 
     def close(self) -> None:
         pass
