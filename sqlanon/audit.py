@@ -33,7 +33,7 @@ import duckdb
 import pandas as pd
 
 from . import templates
-from .engine import as_engine
+from .engines import as_engine
 from .errors import SqlanonError
 from .ident import quote, require_m
 from .progress import bar
@@ -132,7 +132,7 @@ class AuditReport:
     kinds: dict[str, int]
     n_disclosures: int
     skipped: dict[str, str] = field(default_factory=dict)
-    _con: object | None = field(default=None, repr=False)  # the engine (sqlanon.engine) the findings table is on
+    _con: object | None = field(default=None, repr=False)  # the engine (sqlanon.engines) the findings table is on
     _table: str | None = field(default=None, repr=False)
     _findings: pd.DataFrame | None = field(default=None, repr=False)
 

@@ -53,57 +53,41 @@ def _no_new_file(db: str):
 def _release_errors(con, project: str):
     """Map a release's errors to exit code 2 (our message, or the database
     error's kind without its text) and close ``con`` afterwards."""
-    import duckdb
-
+    from .engines import ERRORS
     from .errors import SqlanonError
 
     try:
         yield
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc
-    except duckdb.Error as exc:  # not expected: the library maps what it knows
+    except ERRORS as exc:  # not expected: the library maps what it knows
         raise _bad(f"release of project {project!r} failed ({type(exc).__name__}); nothing was written") from exc
     finally:
         con.close()
 
 
-def _open_error(db: str, exc: Exception) -> click.ClickException:
-    """What went wrong opening or attaching database file ``db``, without a traceback."""
-    text = str(exc)
-    if "lock" in text.lower():
-        why = "it is in use by another process (DuckDB lets one process write a database file); close it there"
-    elif "not a valid DuckDB database" in text:
-        why = "it is not a DuckDB database file"
-    elif "No such file or directory" in text or "does not exist" in text:
-        why = "the file or its directory does not exist"
-    elif "ermission denied" in text or "ead-only file system" in text:
-        why = "permission denied (open it where you may write, or copy it)"
-    else:
-        why = f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
-    return _bad(f"cannot open database {db!r}: {why}")
-
-
 def _connect(db: str | None, *, read_only: bool = False):
-    """sqlanon.connect with the file errors turned into clean CLI errors."""
-    import duckdb
-
+    """sqlanon.connect with the file errors (the engine's LockHeld, CannotOpen)
+    turned into clean CLI errors."""
+    from .errors import SqlanonError
     from .install import connect
 
     try:
         return connect(db, read_only=read_only)
-    except duckdb.Error as exc:
-        raise _open_error(db, exc) from exc
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
 
 
 def _attach(con, db: str, alias: str) -> None:
     """Attach ``db`` read-only as ``alias`` and read from it first."""
-    import duckdb
+    from .engines.duckdb import attach
+    from .errors import SqlanonError
 
     try:
-        con.execute(f"ATTACH ? AS {alias} (READ_ONLY)", [db])
-    except duckdb.Error as exc:
+        attach(con, db, alias)
+    except SqlanonError as exc:
         con.close()
-        raise _open_error(db, exc) from exc
+        raise _bad(str(exc)) from exc
     con.execute(f"SET search_path = '{alias}.main,memory.main'")
 
 
@@ -161,9 +145,8 @@ def audit_cmd(db: str | None, project: str | None, project_file: str | None, m: 
     """Audit every release of PROJECT in database DB against an adversary who
     holds them all. Exit status 0 when safe, 1 when the audit finds attacks,
     2 on bad input."""
-    import duckdb
-
     from .audit import audit, ledger_m
+    from .engines import ERRORS
     from .errors import SqlanonError
 
     db, project, _ = _target(db, project, project_file)
@@ -182,7 +165,7 @@ def audit_cmd(db: str | None, project: str | None, project_file: str | None, m: 
         if csv_path:
             try:
                 report.to_csv(csv_path)
-            except (duckdb.Error, OSError) as exc:
+            except (*ERRORS, OSError) as exc:
                 raise _bad(f"cannot write the --csv file {csv_path!r} (does its folder exist, may you write "
                            "there?); the audit above is complete") from exc
             click.echo(f"wrote {report.n_disclosures} findings to {csv_path}: the file lists person ids with the "
@@ -348,16 +331,15 @@ def _note_storage(con, db: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the ledger as JSON (one object per release).")
 def status_cmd(db, project, project_file, as_json) -> None:
     """Print the release ledger of PROJECT in DB."""
-    import duckdb
-
+    from .engines.duckdb import open_database
     from .errors import SqlanonError
     from .publisher import status
 
     db, project, _ = _target(db, project, project_file)
     try:
-        con = duckdb.connect(db, read_only=True)
-    except duckdb.Error as exc:
-        raise _open_error(db, exc) from exc
+        con = open_database(db, read_only=True)
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
     try:
         df = status(con, project)
         if as_json:
@@ -418,9 +400,8 @@ def compile_cmd(db, project, project_file, out) -> None:
     release is made and rolled back to record it: nothing is written to DB.
     An existing project's parameters come from its ledger, a first release's
     from the project file."""
-    import duckdb
-
     from .compile import compile_release
+    from .engines import ERRORS
     from .errors import SqlanonError
 
     db, project, cfg = _target(db, project, project_file)
@@ -429,7 +410,7 @@ def compile_cmd(db, project, project_file, out) -> None:
         sql = compile_release(con, project, **(cfg.publisher_arguments() if cfg else {}))
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc
-    except duckdb.Error as exc:
+    except ERRORS as exc:
         raise _bad(f"compile of project {project!r} failed ({type(exc).__name__}); nothing was written") from exc
     finally:
         con.close()
@@ -492,8 +473,7 @@ def sliced_cmd(project, db, release, columns, exact, seed, to, project_file) -> 
     """Write a release of PROJECT in seed 003's sliced form (column groups of
     correlated QI permuted inside each bucket, cells generalized), computed
     from its published tables only."""
-    import duckdb
-
+    from .engines import ERRORS
     from .errors import SqlanonError
     from .slicing import sliced
 
@@ -508,7 +488,7 @@ def sliced_cmd(project, db, release, columns, exact, seed, to, project_file) -> 
                     f"'{to.replace(chr(39), chr(39) * 2)}' (FORMAT {fmt}{', HEADER' if fmt == 'csv' else ''})")
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc
-    except duckdb.Error as exc:
+    except ERRORS as exc:
         raise _bad(f"cannot write {to!r} ({type(exc).__name__}); may you write there?") from exc
     finally:
         con.close()
@@ -547,9 +527,8 @@ def migrate_cmd(project, db) -> None:
 def demo_cmd(db, releases, m, seed, force) -> None:
     """The main job: m-invariant releases of the bundled Adult data with inserts,
     deletes, updates and re-inserts, each audited against all earlier ones."""
-    import duckdb
-
     from .demo import run
+    from .engines import ERRORS
     from .errors import SqlanonError
 
     try:
@@ -557,8 +536,8 @@ def demo_cmd(db, releases, m, seed, force) -> None:
             run(db, releases=releases, m=m, seed=seed, echo=click.echo, force=force)
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc
-    except duckdb.Error as exc:
-        raise _open_error(db, exc) from exc
+    except ERRORS as exc:
+        raise _bad(f"demo in {db!r} failed ({type(exc).__name__})") from exc
 
 
 @main.command("check")
@@ -638,10 +617,8 @@ def data_cmd(name, db, table, part, complete, replace) -> None:
     """Load a bundled data set into a table of a database file, so that SQL
     examples run in a bare DuckDB shell: `sqlanon data adult --to my.duckdb`
     creates table adult (with an id column; UCI Adult, CC BY 4.0)."""
-    import duckdb
-
     from .datasets import load_adult
-    from .engine import as_engine
+    from .engines import ERRORS, as_engine
     from .errors import SqlanonError
 
     with _no_new_file(db):
@@ -654,7 +631,7 @@ def data_cmd(name, db, table, part, complete, replace) -> None:
             n = load_adult(con, table, part=part, complete=complete, replace=replace)
         except SqlanonError as exc:
             raise _bad(str(exc)) from exc
-        except duckdb.Error as exc:
+        except ERRORS as exc:
             raise _bad(f"cannot load {name} into table {table!r} of {db!r} ({type(exc).__name__}: "
                        f"{str(exc).splitlines()[0]}); nothing was written") from exc
         finally:
@@ -722,8 +699,7 @@ def report_cmd(db: str | None, project: str | None, project_file: str | None, ou
     of its last release, the audit verdict and findings per check (m from the
     ledger) and the plots. Exit status 0 when the audit is safe, 1 when it finds
     attacks (the report is written either way), 2 on bad input."""
-    import duckdb
-
+    from .engines import ERRORS
     from .errors import SqlanonError
     from .report import build
 
@@ -749,7 +725,7 @@ def report_cmd(db: str | None, project: str | None, project_file: str | None, ou
         rep.audit.close()
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc
-    except duckdb.Error as exc:
+    except ERRORS as exc:
         raise _bad(f"report of project {project!r} failed ({type(exc).__name__}: {str(exc).splitlines()[0]})") \
             from exc
     finally:

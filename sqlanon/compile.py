@@ -35,7 +35,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
 
 from . import __version__
-from .engine import DuckDBEngine
+from .engines import DuckDBEngine
 from .errors import SqlanonError
 from .ident import quote
 from .project import Project
@@ -158,7 +158,7 @@ def compile_release(con: duckdb.DuckDBPyConnection, project: str, **publisher_ar
     existing project they may be left out: the ledger's are used). The
     database is left as it was; a release that would fail (bad input, the
     release gate) fails here with its error."""
-    from .publisher import Publisher
+    from .publisher import Publisher, source_digest
 
     p = Project(project)
     if publisher_arguments.get("source") is None:
@@ -169,9 +169,8 @@ def compile_release(con: duckdb.DuckDBPyConnection, project: str, **publisher_ar
     else:
         pub = Publisher(con, project, **publisher_arguments)
     r = pub.last_release() + 1
-    qi = ", ".join(quote(c) for c in [pub.id, pub.sa, *pub.qi])
-    rows, digest = con.execute(f"SELECT count({quote(pub.id)}), coalesce(bit_xor(hash({qi})), 0) FROM "
-                               f"{pub._src()}").fetchall()[0]
+    digest_sql = source_digest([quote(c) for c in [pub.id, pub.sa, *pub.qi]])
+    rows, digest = con.execute(f"SELECT count({quote(pub.id)}), {digest_sql} FROM {pub._src()}").fetchall()[0]
     recorder = _Recorder(con, p)
     engine = pub.engine
     pub.con, pub.engine = recorder, DuckDBEngine(recorder)  # the release's statements go through the recorder
@@ -190,7 +189,7 @@ def compile_release(con: duckdb.DuckDBPyConnection, project: str, **publisher_ar
         last = (f"SELECT CASE WHEN (SELECT max(release) FROM {ledger}) IS DISTINCT FROM {r - 1} THEN "
                 f"error('sqlanon: project {project} is not at release {r - 1} any more (this script makes release "
                 f"{r}); compile it again') END;")
-    source = (f"SELECT CASE WHEN (SELECT count({quote(pub.id)}) <> {int(rows)} OR coalesce(bit_xor(hash({qi})), 0) "
+    source = (f"SELECT CASE WHEN (SELECT count({quote(pub.id)}) <> {int(rows)} OR {digest_sql} "
               f"<> {int(digest)}::UBIGINT FROM {pub._src()}) THEN error('sqlanon: source {pub.source} changed since "
               "this script was compiled; compile it again') END;")
     begin, *body = recorder.statements

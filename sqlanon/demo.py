@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .audit import audit
 from .datasets import load_adult
-from .engine import as_engine
+from .engines import as_engine
 from .errors import SqlanonError
 from .ident import quote
 from .install import connect

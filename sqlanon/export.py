@@ -25,7 +25,7 @@ from pathlib import Path
 
 import duckdb
 
-from .engine import as_engine
+from .engines import ERRORS, as_engine
 from .errors import SqlanonError
 from .ident import quote
 from .project import PUBLIC, Project
@@ -96,7 +96,7 @@ def _write(con, p: Project, keys: list[str], folder: Path, format: str) -> list[
         try:
             con.execute(f"COPY ({query}) TO '{_literal(part)}' {FORMATS[format]}")
             part.replace(target)
-        except (duckdb.Error, OSError) as exc:
+        except (*ERRORS, OSError) as exc:
             part.unlink(missing_ok=True)
             raise SqlanonError(f"cannot write {str(target)!r} ({type(exc).__name__}); may you write "
                                "there?") from exc

@@ -1,9 +1,12 @@
 """Identifiers: the one place where names become SQL.
 
-Every table or column name that reaches SQL text goes through :func:`quote`;
+Every table or column name that reaches SQL text goes through :func:`quote`
+(defined with the engines' dialect, :func:`sqlanon.engines.base.quote`, which
+the engines use too: this module imports the engines, never the reverse);
 every value goes in as a parameter. :func:`require_table` and
-:func:`require_columns` check names against the catalog first, so a typo gets
-an error that names the table or column and lists what exists.
+:func:`require_columns` check names against the catalog (through the engine)
+first, so a typo gets an error that names the table or column and lists what
+exists.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from collections.abc import Iterable, Sequence
 
 import duckdb
 
+from .engines import as_engine
+from .engines.base import quote
 from .errors import SqlanonError
 
 _PROJECT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
@@ -20,19 +25,6 @@ _PROJECT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
                  "UHUGEINT")
 FLOAT_TYPES = ("FLOAT", "DOUBLE")
-
-
-def quote(name: str) -> str:
-    '''Quote one identifier for DuckDB, doubling embedded double quotes.
-
-    >>> quote('adult')
-    '"adult"'
-    >>> quote('x"; DROP TABLE t; --')
-    '"x""; DROP TABLE t; --"'
-    '''
-    if not isinstance(name, str) or name == "":
-        raise SqlanonError(f"identifier must be a non-empty string, got {name!r}")
-    return '"' + name.replace('"', '""') + '"'
 
 
 def quote_list(names: Iterable[str]) -> str:
@@ -53,25 +45,19 @@ def check_project(project: str) -> str:
 def table_columns(con, table: str) -> dict[str, str]:
     """Column name -> type of ``table`` (a table or view name, unqualified or
     ``schema.table``) in ``con`` (a connection or an engine, see
-    :meth:`sqlanon.engine.DuckDBEngine.columns`). Raises SqlanonError naming
+    :meth:`sqlanon.engines.duckdb.DuckDBEngine.columns`). Raises SqlanonError naming
     the table if it is missing."""
-    from .engine import as_engine
-
     return as_engine(con).columns(table)
 
 
 def _exists(con, table: str) -> bool:
     """Whether a table or view has exactly this name (dots included; temporary
     ones count), read from the engine's catalog."""
-    from .engine import as_engine
-
     return as_engine(con).exists(table, temporary=True)
 
 
 def qualified(con, table: str) -> str:
     """Quoted relation name for ``table``, accepting ``schema.table``."""
-    from .engine import as_engine
-
     return as_engine(con).relation(table)
 
 

@@ -1,4 +1,5 @@
-"""Install sqlanon into a DuckDB connection: every macro file, then the UDFs.
+"""Install sqlanon into a DuckDB connection: every macro file (every check is a
+SQL macro, so the DuckDB shell has them all; there are no Python UDFs).
 
 The order of macro files is the order of the ``.read`` lines in
 ``macros/sqlanon.sql``, the same file a DuckDB shell user reads, so the shell
@@ -18,8 +19,8 @@ from pathlib import Path
 
 import duckdb
 
-from . import udfs
 from ._resources import macros_dir
+from .engines.duckdb import open_database
 
 _READ_RE = re.compile(r"^\s*\.read\s+(\S+)\s*$")
 # every macro file defines its macros with this statement head (test_install checks it)
@@ -73,11 +74,9 @@ class Installed:
     """What :func:`install` put into the connection."""
 
     macros: list[str] = field(default_factory=list)
-    udfs: list[str] = field(default_factory=list)
 
     def __iter__(self):
         yield from self.macros
-        yield from self.udfs
 
 
 def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
@@ -86,12 +85,9 @@ def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def install(con: duckdb.DuckDBPyConnection) -> Installed:
-    """Load every ``sqlanon_`` macro and register the Python UDFs of
-    :mod:`sqlanon.udfs` on ``con`` (there are none today: every check is a SQL
-    macro, so the DuckDB shell has them all).
+    """Load every ``sqlanon_`` macro on ``con``.
 
-    Idempotent: macros use ``CREATE OR REPLACE``, UDFs already registered on this
-    connection are replaced. On a read-only database the macros are created as
+    Idempotent: macros use ``CREATE OR REPLACE``. On a read-only database the macros are created as
     TEMPORARY macros (they live as long as the connection; the file is not
     touched). Returns the names installed.
     """
@@ -99,7 +95,6 @@ def install(con: duckdb.DuckDBPyConnection) -> Installed:
     for path in macro_files():
         sql = path.read_text()
         con.execute(_CREATE_MACRO.sub(r"\1TEMP MACRO", sql) if temporary else sql)
-    registered = udfs.register_all(con)
     names = [
         r[0]
         for r in con.execute(
@@ -108,7 +103,7 @@ def install(con: duckdb.DuckDBPyConnection) -> Installed:
             "ORDER BY 1"
         ).fetchall()
     ]
-    return Installed(macros=names, udfs=registered)
+    return Installed(macros=names)
 
 
 def connect(path: str | Path | None = None, *, read_only: bool = False,
@@ -118,9 +113,12 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     A new file is created with DuckDB storage version ``storage_version`` (default
     ``SHELL_STORAGE_VERSION``, readable by the DuckDB 1.5 shell; None: DuckDB's
     own default, which only DuckDB 2.0 reads); an existing file keeps its version.
-    ``read_only=True`` installs the macros as temporary macros."""
+    ``read_only=True`` installs the macros as temporary macros. A file another
+    process holds raises :class:`sqlanon.errors.LockHeld`, one that cannot be
+    opened :class:`sqlanon.errors.CannotOpen` (both SqlanonErrors naming the
+    file and what to do)."""
     config = {"storage_compatibility_version": storage_version} if storage_version and path is not None else {}
-    con = duckdb.connect(":memory:" if path is None else str(path), read_only=read_only, config=config)
+    con = open_database(path, read_only=read_only, config=config)
     try:
         install(con)
     except BaseException:

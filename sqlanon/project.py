@@ -44,8 +44,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from .engine import as_engine
-from .errors import SqlanonError
+from .engines import as_engine
+from .errors import EngineError, ReadOnly, SqlanonError
 from .ident import check_project, quote
 
 #: the schema of every project's private tables
@@ -165,9 +165,10 @@ def migrate(con: duckdb.DuckDBPyConnection, project: str) -> list[str]:
     not touched). Returns the names moved (empty: nothing to do). Raises when
     both places hold a table (restore the file from a backup)."""
     p = Project(project)
+    con = as_engine(con)
     try:
         con.execute("BEGIN TRANSACTION")
-    except duckdb.Error as exc:
+    except EngineError as exc:
         raise SqlanonError(f"cannot migrate project {project!r}: this connection has an open transaction; commit "
                            "or roll it back first") from exc
     try:
@@ -188,7 +189,7 @@ def migrate(con: duckdb.DuckDBPyConnection, project: str) -> list[str]:
         con.execute("COMMIT")
     except BaseException as exc:
         con.execute("ROLLBACK")
-        if isinstance(exc, duckdb.Error) and "read-only" in str(exc):
+        if isinstance(con.typed(exc), ReadOnly):
             raise SqlanonError(f"cannot migrate project {project!r}: the database is open read-only; open it "
                                "read-write; nothing was changed") from exc
         raise

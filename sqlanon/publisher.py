@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass, fields
 import duckdb
 
 from . import __version__, templates
-from .engine import as_engine
-from .errors import SqlanonError
+from .engines import as_engine
+from .errors import Conflict, ReadOnly, SqlanonError
 from .ident import FLOAT_TYPES, INTEGER_TYPES, quote
 from .models import MODELS, OUTPUTS
 from .project import PRIVATE_SCHEMA, Project
@@ -139,6 +139,13 @@ class _Profile:
 def _stmt_label(step: str, i: int, stmt: str) -> str:
     first = next((x.strip() for x in stmt.splitlines() if x.strip() and not x.strip().startswith("--")), "")
     return f"{step}#{i} {first[:70]}"
+
+
+def source_digest(columns) -> str:
+    """SQL: the source's digest behind the ledger's fingerprint and sqlanon
+    compile's guard (the one definition): the XOR of every row's hash of
+    ``columns`` (quoted: id, SA, then the QI), 0 for no rows."""
+    return f"coalesce(bit_xor(hash({', '.join(columns)})), 0)"
 
 
 def _masked(exc: Exception) -> str:
@@ -269,7 +276,7 @@ class Publisher:
         null_id, null_sa, self._digest, n, lo, hi, *nonfinite = self._q(
             f"SELECT count(*) FILTER (WHERE {i} IS NULL), "
             f"count(*) FILTER (WHERE {s} IS NULL), "
-            f"coalesce(bit_xor(hash({i}, {s}, {', '.join(quote(c) for c in self.qi)})), 0), count({i}), "
+            f"{source_digest([i, s, *(quote(c) for c in self.qi)])}, count({i}), "
             + (f"min({i}), max({i})" if int_id else "NULL, NULL")
             + "".join(f", count(*) FILTER (WHERE NOT isfinite({quote(c)}))" for c in floats) + f" FROM {src}")[0]
         # the distinct SA values by a grouping of their own: a count(DISTINCT) in
@@ -308,7 +315,7 @@ class Publisher:
                                f"{self.source!r}; choose {k} <= {l}")
         # (the values of the earlier releases' signatures join the count in step
         # 2, which lists them all anyway: sql/m_invariance/02_classify.sql.j2)
-        limit = min(MAX_SA_VALUES, int(self.env.globals["lib"].signature_values))  # the engine's masks
+        limit = min(MAX_SA_VALUES, self.engine.signature_values)  # the engine's masks
         if self.spec.signatures and l > limit:
             raise SqlanonError(f"SA column {self.sa!r} has {l} distinct values; the m-invariance pipeline supports "
                                f"at most {limit} on the {self.engine.name} engine (signatures are bit masks); bucket "
@@ -504,15 +511,9 @@ class Publisher:
             raise SqlanonError(f"release {params['release']} of project {self.project!r} failed in template {name}: "
                                f"{_masked(exc)}; nothing was written") from exc
 
-    def _run(self, name: str, ctx: dict, params: dict) -> tuple | None:
-        """Run template ``name``; the first row of its last statement."""
-        rows: list[tuple] = []
-        for stmt in templates.render(self.env, name, ctx, vary=self.proj.placeholders()):
-            rows = self._execute(name, stmt, params)
-        return rows[0] if rows else None
-
     def _run_marked(self, name: str, ctx: dict, params: dict, prof: "_Profile") -> tuple | None:
-        """:meth:`_run`, with a profile mark after each statement."""
+        """Run template ``name``, a profile mark after each statement; the first
+        row of its last statement."""
         rows: list[tuple] = []
         step = name.split("/")[-1].split(".")[0]
         for i, stmt in enumerate(templates.render(self.env, name, ctx, vary=self.proj.placeholders()), 1):
@@ -605,7 +606,7 @@ class Publisher:
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid,
                       "sa_name": self.sa,
-                      "max_sa_values": min(MAX_SA_VALUES, int(self.env.globals["lib"].signature_values))}
+                      "max_sa_values": min(MAX_SA_VALUES, self.engine.signature_values)}
             prof.mark("create tables, next group id")
             stats = None
             names = templates.steps(self.env, self.pipeline)
@@ -645,9 +646,10 @@ class Publisher:
                 self.engine.rollback()
             except self.engine.Error:  # a COMMIT that failed has rolled back already
                 pass
-            if isinstance(exc, duckdb.TransactionException) and "onflict" in str(exc):
+            typed = self.engine.typed(exc)  # (an error of a hook's raw connection too)
+            if isinstance(typed, Conflict):
                 raise self._busy() from exc
-            if isinstance(exc, duckdb.Error) and "read-only" in str(exc):
+            if isinstance(typed, ReadOnly):
                 raise SqlanonError(f"cannot release project {self.project!r}: the database is open read-only; "
                                    "open it read-write; nothing was written") from exc
             raise

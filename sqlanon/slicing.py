@@ -32,7 +32,7 @@ from itertools import combinations
 import duckdb
 
 from . import templates
-from .engine import as_engine
+from .engines import as_engine
 from .errors import SqlanonError
 from .ident import FLOAT_TYPES, INTEGER_TYPES, quote
 from .project import Project

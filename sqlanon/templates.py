@@ -9,10 +9,12 @@ A project may point at a folder of its own templates: a file there with the same
 relative path (e.g. ``m_invariance/08_assign.sql.j2``) overrides ours.
 
 Engine-specific SQL (bit masks, arg_min over a tuple, rowid positions) is not
-written in the templates but called as ``lib.<macro>(...)``: ``lib`` is the
-engine's macro file ``sql/_lib/<engine>.sql.j2`` (dbt-style dispatch; the
-engine names it, :attr:`sqlanon.engine.Engine.macro_file`), so a second engine
-adds one macro file, not a copy of each template.
+written in the templates but called as ``lib.<macro>(...)``, dispatched per
+macro as dbt's ``adapter.dispatch`` does (:class:`Lib`): the macro of the
+engine's file ``sql/_lib/<engine>.sql.j2`` when it defines one, else the
+default of ``sql/_lib/default.sql.j2``; ``lib.<constant>`` is the engine
+dialect's attribute (:class:`sqlanon.engines.base.Dialect`). A second engine
+adds one file with the macros it overrides, not a copy of each template.
 
 >>> env = environment()
 >>> env.from_string("SELECT {{ lib.mask_or(lib.mask_bit('pos')) }}").render()
@@ -31,6 +33,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import TokenType
 
 from ._resources import sql_dir
+from .engines import dialect
 from .errors import SqlanonError
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -45,10 +48,36 @@ _DUCKDB = Dialect.get_or_raise("duckdb")
 _ENVIRONMENTS: dict[tuple, jinja2.Environment] = {}
 
 
+class Lib:
+    """``lib`` in the templates: ``lib.x`` is the engine's macro or value ``x``
+    (its macro file's module) if it has one, else the default's; the engine's
+    constants come from its dialect.
+
+    >>> lib = environment(engine="spark").globals["lib"]
+    >>> lib.mask_count("m"), lib.mask_zero(), lib.signature_values
+    ('bit_count(m)', '0::BIGINT', 63)
+    """
+
+    def __init__(self, engine_dialect, own, default) -> None:
+        self._constants = engine_dialect.constants()
+        self._sources = (own, default)
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self._constants:
+            return self._constants[name]
+        for src in self._sources:
+            if hasattr(src, name):
+                return getattr(src, name)
+        raise AttributeError(f"no SQL macro lib.{name} in sql/_lib/default.sql.j2 or the engine's file")
+
+
 def environment(overrides: str | Path | None = None, engine: str = "duckdb") -> jinja2.Environment:
     """A Jinja2 environment with StrictUndefined over ``overrides`` (first) and
     the package's ``sql/`` folder (shared by calls with the same folder state),
-    whose templates see the macros of ``sql/_lib/<engine>.sql.j2`` as ``lib``."""
+    whose templates see the macros of ``sql/_lib/<engine>.sql.j2`` (over the
+    defaults) as ``lib`` (:class:`Lib`)."""
     paths = []
     key: tuple = (str(sql_dir()), engine)
     if overrides is not None:
@@ -70,7 +99,9 @@ def environment(overrides: str | Path | None = None, engine: str = "duckdb") -> 
             lstrip_blocks=True,
         )
         try:
-            env.globals["lib"] = env.get_template(f"_lib/{engine}.sql.j2").module
+            d = dialect(engine)
+            own = env.get_template(d().macro_file).module
+            env.globals["lib"] = Lib(d, own, env.get_template("_lib/default.sql.j2").module)
         except jinja2.TemplateNotFound as exc:
             del _ENVIRONMENTS[key]
             raise SqlanonError(f"no SQL macro file for engine {engine!r}: add sql/_lib/{engine}.sql.j2 (the macros "

@@ -26,7 +26,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 @pytest.fixture
 def con() -> duckdb.DuckDBPyConnection:
-    """In-memory DuckDB with every sqlanon macro and UDF installed."""
+    """In-memory DuckDB with every sqlanon macro installed."""
     c = sqlanon.connect()
     yield c
     c.close()

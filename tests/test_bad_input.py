@@ -310,6 +310,41 @@ def test_cli_locked_database_by_another_process(tmp_path):
     assert _md5_file(db) == before
 
 
+_SECOND_RELEASE = """
+import sys
+import sqlanon
+from sqlanon.errors import LockHeld
+try:
+    con = sqlanon.connect(sys.argv[1])
+    sqlanon.Publisher(con, "ward", source="src", id="id", qi=["q"], sa="d", m=3).release()
+except LockHeld as exc:
+    print("LockHeld:", exc)
+"""
+
+
+def test_two_python_processes_releasing_one_file(tmp_path):
+    """Issue 33: a second Python process releasing a file that another one
+    holds (a release running there) gets our LockHeld - naming the file, the
+    holder's PID and what to do - instead of DuckDB's raw IOException; the
+    database is unchanged."""
+    db = _file_db(tmp_path)
+    Publisher(con := sqlanon.connect(db), "ward", source="src", id="id", qi=["q"], sa="d", m=3).release()
+    con.close()
+    before = _md5_file(db)  # every table (the holder's sqlanon.connect rewrites the macros: not the bytes)
+    holder = sqlanon.connect(db)  # this process (a release in progress) holds DuckDB's file lock
+    try:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        r = subprocess.run([sys.executable, "-c", _SECOND_RELEASE, str(db)], capture_output=True, text=True,
+                           env=env, timeout=120)
+    finally:
+        holder.close()
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout.startswith(f"LockHeld: cannot open database {str(db)!r}: it is in use by another process "
+                               f"(PID {os.getpid()})"), r.stdout
+    assert "IOException" not in r.stdout and "close it there" in r.stdout
+    assert _md5_file(db) == before
+
+
 def test_cli_not_a_duckdb_file(tmp_path):
     db = tmp_path / "notes.duckdb"
     db.write_text("not a database\n")
