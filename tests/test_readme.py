@@ -4,13 +4,13 @@ block names, in README order, in a temporary working directory:
 * ``python`` blocks are executed in a fresh namespace each, like a script: the
   DuckDB connections a block leaves open are closed when it ends;
 * ``sql`` blocks are piped into the real DuckDB shell (``duckdb-cli``, with
-  ``-bail``) on ``my.duckdb`` of that directory, from the repository root (the
-  README's ``.read macros/sqlanon.sql`` is relative to it) - the shell the
-  README tells the user to open, with nothing injected: the Adult table, the
-  macros and the ``ward`` project exist only because earlier README blocks made
-  them;
+  ``-bail``) on ``my.duckdb`` of that directory, run there (the README's
+  ``.read sqlanon.sql`` reads the file its ``sqlanon macros > sqlanon.sql``
+  wrote: the path of a pip user, no checkout) - the shell the README tells the
+  user to open, with nothing injected: the Adult table, the macros and the
+  ``ward`` project exist only because earlier README blocks made them;
 * ``bash`` blocks: the ``sqlanon ...`` commands on ``my.duckdb`` (the README's
-  walkthrough) are run and must exit 0; the others (placeholders such as DB,
+  walkthrough) and ``sqlanon macros > FILE`` are run and must exit 0; the others (placeholders such as DB,
   ``run.sh``, ``pip``) have tests of their own."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _blocks() -> list[tuple[str, str, int]]:
 def _walkthrough_commands(code: str) -> list[list[str]]:
     """The ``sqlanon`` command lines of a bash block that work on my.duckdb."""
     cmds = [shlex.split(line, comments=True) for line in code.splitlines()]
-    return [c for c in cmds if c and c[0] == "sqlanon" and DB in c]
+    return [c for c in cmds if c and c[0] == "sqlanon" and (DB in c or c[1:3] == ["macros", ">"])]
 
 
 def test_readme_has_runnable_examples():
@@ -73,15 +73,18 @@ def test_readme_examples_run(tmp_path, monkeypatch, duckdb_shell):
             finally:
                 _close_connections(ns)
         elif kind == "sql":
-            out = subprocess.run([duckdb_shell, "-bail", str(db)], input=code, cwd=ROOT,
+            out = subprocess.run([duckdb_shell, "-bail", str(db)], input=code, cwd=tmp_path,
                                  capture_output=True, text=True, timeout=300)
             if out.returncode != 0:  # pragma: no cover
                 pytest.fail(f"README.md line {line}: SQL example failed in the DuckDB shell: {out.stderr or out.stdout}")
         elif kind == "bash":
             commands = _walkthrough_commands(code)
             for cmd in commands:
+                cmd, _, to = (cmd[:cmd.index(">")], ">", cmd[cmd.index(">") + 1]) if ">" in cmd else (cmd, "", None)
                 out = subprocess.run([sys.executable, "-m", "sqlanon", *cmd[1:]], cwd=tmp_path,
                                      capture_output=True, text=True, timeout=300)
+                if to is not None:
+                    (tmp_path / to).write_text(out.stdout)
                 if out.returncode != 0:  # pragma: no cover
                     pytest.fail(f"README.md line {line}: `{shlex.join(cmd)}` exited {out.returncode}: {out.stderr}")
             if not commands:
