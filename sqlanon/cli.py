@@ -419,10 +419,20 @@ def compile_cmd(db, project, project_file, out) -> None:
     from the project file."""
     import duckdb
 
-    from .compile import compile_release
+    from .compile import compile_release, shell_readable
     from .errors import SqlanonError
+    from .install import SHELL_STORAGE_VERSION
 
     db, project, cfg = _target(db, project, project_file)
+    try:
+        version = shell_readable(db)
+    except duckdb.Error as exc:
+        raise _open_error(db, exc) from exc
+    if version:
+        raise _bad(f"{db} has DuckDB storage version {version}, which the DuckDB shell 1.5 (duckdb-cli) cannot open, "
+                   f"so a compiled script could not run on it: copy it into a file of storage version "
+                   f"{SHELL_STORAGE_VERSION} (docs/shell.md, \"A file keeps the version it was created with\") and "
+                   "compile from the copy, or make the release with `sqlanon run`; nothing was written")
     con = _connect(db)
     try:
         sql = compile_release(con, project, **(cfg.publisher_arguments() if cfg else {}))
