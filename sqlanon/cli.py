@@ -16,8 +16,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .install import bundle
-from .models import MODELS
+from .models import MODELS  # light: DuckDB and pandas are imported by the commands that use them
 
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
@@ -142,6 +141,8 @@ def main() -> None:
 @main.command("macros")
 def macros_cmd() -> None:
     """Print every sqlanon macro as one SQL script (for `.read` in the DuckDB shell)."""
+    from .install import bundle
+
     click.echo(bundle())
 
 
