@@ -206,7 +206,8 @@ def compile_release(con: duckdb.DuckDBPyConnection, project: str, **publisher_ar
     ]
     head = [
         f"-- sqlanon {__version__} compile: release {r} of project {project} (model {pub.model}, "
-        f"{pub.spec.parameter} = {pub.m}), {result.published} rows in {result.groups} groups when compiled.",
+        f"{pub.spec.parameter} = {pub.m}), {result.published} published rows ({result.counterfeits} counterfeits) in {result.groups} groups when "
+        "compiled.",
         "-- Run it on the database it was compiled from: duckdb my.duckdb < release.sql",
         "-- It stops, writing nothing, if the project or its source changed since.",
         ".bail on",

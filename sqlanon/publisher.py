@@ -56,7 +56,9 @@ _RUNNING_LOCK = threading.Lock()
 
 @dataclass(frozen=True)
 class ReleaseResult:
-    """What one release did. ``published`` counts rows incl. counterfeits;
+    """What one release did. ``published`` counts the published rows: real rows
+    (persons) plus ``counterfeits`` - the words of :meth:`line`, the ledger, the
+    report and the demo;
     ``held`` = source rows not in this release (eligibility deletions and
     updated/re-inserted persons no consistent group could take); ``ncp`` in %.
     Anatomy models: ``held`` = |HD| (rows published with their previous tuple,
@@ -92,8 +94,10 @@ class ReleaseResult:
             extra = f"{self.suppressed:>4} suppressed | "
         if self.exposed:
             extra += f"EXPOSED {self.exposed} | "
-        return (f"release {self.release:>3}: {self.published - self.counterfeits:>6} rows in {self.groups:>5} groups, "
-                f"{self.counterfeits:>4} counterfeits, {self.held:>4} held | survivors {self.survivors}, "
+        # one vocabulary with the ledger, the report and the demo: published rows = real rows + counterfeits
+        return (f"release {self.release:>3}: {self.published:>6} published rows ({self.published - self.counterfeits} "
+                f"real, {self.counterfeits} counterfeits) in {self.groups:>5} groups, {self.held:>4} held | "
+                f"survivors {self.survivors}, "
                 f"new {self.new}, deleted {self.deleted}, reinserted {self.reinserted}, updated {self.updated} | "
                 f"{extra}NCP {self.ncp:.1f}% | {self.seconds:.2f} s"
                 + (" | unsafe baseline" if self.unsafe_baseline else ""))
