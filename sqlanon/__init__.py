@@ -2,6 +2,9 @@
 
 __version__ = "0.1.0"  # first: the publisher records it in the ledger
 
+import sys
+import types
+
 from .errors import SqlanonError
 
 # The rest is imported on first use (PEP 562), so that `sqlanon --help` and
@@ -24,8 +27,32 @@ def __getattr__(name: str):
         value = import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module 'sqlanon' has no attribute {name!r}")
-    globals()[name] = value
+    if name not in ("audit", "install"):  # those two: _Package's properties
+        globals()[name] = value
     return value
+
+
+def _function(module: str):
+    def get(self):
+        return __getattr__(module) if module not in vars(self) else vars(self)[module]
+
+    def ignore(self, value) -> None:  # the import system setting the submodule of the same name
+        if callable(value) and not isinstance(value, types.ModuleType):
+            vars(self)[module] = value
+
+    return property(get, ignore)
+
+
+class _Package(types.ModuleType):
+    """``sqlanon.audit`` and ``sqlanon.install`` are the functions (as when this
+    package imported them eagerly), also after their submodules of the same
+    name are imported (those are in ``sys.modules``)."""
+
+    audit = _function("audit")
+    install = _function("install")
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __dir__():

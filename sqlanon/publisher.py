@@ -254,6 +254,21 @@ class Publisher:
             return 0
         return int(self._q(f"SELECT coalesce(max(release), 0) FROM {self.proj.ref('ledger')}")[0][0])
 
+    def source_unchanged(self) -> bool:
+        """Whether the source is as it was at the last release (the same digest
+        and row count behind the ledger's fingerprint): the next release would
+        publish the same rows again. False before the first release. Reads only."""
+        if not self._exists("ledger") or not self._exists("secret"):
+            return False
+        qi = ", ".join(quote(c) for c in self.qi)
+        try:
+            digest, rows = self._q(f"SELECT coalesce(bit_xor(hash({quote(self.id)}, {quote(self.sa)}, {qi})), 0), "
+                                   f"count({quote(self.id)}) FROM {self._src()}")[0]
+        except self.engine.Error:  # no such source or column: the release says what is wrong
+            return False
+        last = self._q(f"SELECT fingerprint FROM {self.proj.ref('ledger')} ORDER BY release DESC LIMIT 1")
+        return bool(last) and self._q(f"SELECT {self._fingerprint()}", [digest, rows])[0][0] == last[0][0]
+
     # -------------------------------------------------------------- validation
     def _validate(self) -> dict[str, str]:
         cols = self.engine.columns(self.source)
