@@ -65,38 +65,42 @@ COMMENT ON MACRO TABLE sqlanon__linking_candidates IS 'Internal: release, id, sa
 
 -- Linking by QI over all releases, intersected from any start release: per
 -- person the first release r where the intersection of its candidates over its
--- present releases s..r, for some start s, holds 1 to m-1 values. Those sets
--- are nested (a later start intersects fewer releases), so the smallest
--- non-empty one is found per value: the start of its streak (the run of
--- consecutive present releases ending at r whose candidates hold it); the
--- values whose streak starts earliest are that set. Rows: id, release, values
--- (that set), disclosed (one value), real (it holds a value the person had in a
+-- present releases s..r, for some start s, holds 1 to m-1 values. A recursive
+-- CTE walks each person's present releases in order and keeps its chain: the
+-- intersections from every start so far (the last release's candidates
+-- intersected into each, its own candidates added). The chain's sets are nested
+-- (a later start intersects fewer releases), so the shortest one with 1 to m-1
+-- values is the narrowest the adversary gets. Rows: id, release, values (that
+-- set), disclosed (one value), real (it holds a value the person had in a
 -- present release up to r).
 CREATE OR REPLACE MACRO sqlanon_qi_linking(project, m) AS TABLE
-    WITH c AS (
+    WITH RECURSIVE c AS MATERIALIZED (
         SELECT release, id, sa, candidates,
                row_number() OVER (PARTITION BY id ORDER BY release) AS k
         FROM sqlanon__linking_candidates(project)
     ),
-    v AS (SELECT id, k, release, unnest(candidates) AS v FROM c),
-    streak AS (
-        SELECT id, k, release, v,
-               min(k) OVER (PARTITION BY id, v, island) AS s
-        FROM (SELECT *, k - row_number() OVER (PARTITION BY id, v ORDER BY k) AS island FROM v)
+    chain AS (
+        SELECT id, k, release, [candidates] AS chain FROM c WHERE k = 1
+        UNION ALL
+        SELECT c.id, c.k, c.release,
+               list_distinct(list_append(
+                   list_transform(ch.chain, lambda x: list_sort(list_intersect(x, c.candidates))), c.candidates))
+        FROM chain AS ch JOIN c ON c.id = ch.id AND c.k = ch.k + 1
     ),
-    first_set AS (
-        SELECT id, k, release, list_sort(list(v)) AS vals
-        FROM (SELECT *, min(s) OVER (PARTITION BY id, k) AS s0 FROM streak)
-        WHERE s = s0
-        GROUP BY id, k, release
-        HAVING count(*) BETWEEN 1 AND m - 1
-        QUALIFY row_number() OVER (PARTITION BY id ORDER BY k) = 1
+    hits AS (
+        SELECT id, k, release,
+               list_reduce(f, lambda a, b: CASE WHEN array_length(b) < array_length(a) THEN b ELSE a END) AS vals,
+               row_number() OVER (PARTITION BY id ORDER BY k) AS n
+        FROM (SELECT id, k, release, list_filter(chain, lambda x: array_length(x) BETWEEN 1 AND m - 1) AS f
+              FROM chain)
+        WHERE array_length(f) > 0
     )
-    SELECT f.id, f.release, f.vals AS "values", array_length(f.vals) = 1 AS disclosed,
-           bool_or(list_contains(f.vals, c.sa)) AS "real"
-    FROM first_set AS f JOIN c ON c.id = f.id AND c.k <= f.k
-    GROUP BY f.id, f.release, f.vals
-    ORDER BY f.id;
+    SELECT h.id, h.release, h.vals AS "values", array_length(h.vals) = 1 AS disclosed,
+           bool_or(list_contains(h.vals, c.sa)) AS "real"
+    FROM hits AS h JOIN c ON c.id = h.id AND c.k <= h.k
+    WHERE h.n = 1
+    GROUP BY h.id, h.release, h.vals
+    ORDER BY h.id;
 COMMENT ON MACRO TABLE sqlanon_qi_linking IS 'Linking by QI (SPEC 6b adversary): per person narrowed to 1..m-1 SA values by intersecting its QI-matched candidates from any start release: id, release (the first where it happens), values, disclosed, real. Needs the publisher''s private state.';
 
 -- Absence: per person the first release where it is present, matches no group
@@ -105,10 +109,10 @@ COMMENT ON MACRO TABLE sqlanon_qi_linking IS 'Linking by QI (SPEC 6b adversary):
 CREATE OR REPLACE MACRO sqlanon_absence(project, m) AS TABLE
     WITH c AS (SELECT release, id, sa, absent, candidates FROM sqlanon__linking_candidates(project)),
     first_hit AS (
-        SELECT id, release, candidates AS vals
-        FROM c
-        WHERE absent AND array_length(candidates) BETWEEN 1 AND m - 1
-        QUALIFY row_number() OVER (PARTITION BY id ORDER BY release) = 1
+        SELECT id, release, vals
+        FROM (SELECT id, release, candidates AS vals, row_number() OVER (PARTITION BY id ORDER BY release) AS n
+              FROM c WHERE absent AND array_length(candidates) BETWEEN 1 AND m - 1)
+        WHERE n = 1
     )
     SELECT f.id, f.release, f.vals AS "values", array_length(f.vals) = 1 AS disclosed,
            bool_or(list_contains(f.vals, c.sa)) AS "real"
