@@ -87,13 +87,16 @@ CREATE OR REPLACE MACRO sqlanon_qi_linking(project, m) AS TABLE
                    list_transform(ch.chain, lambda x: list_sort(list_intersect(x, c.candidates))), c.candidates))
         FROM chain AS ch JOIN c ON c.id = ch.id AND c.k = ch.k + 1
     ),
+    -- the shortest non-empty set of the chain (m stays out of the lambdas: it
+    -- may be a subquery, as in sqlanon_audit)
     hits AS (
-        SELECT id, k, release,
-               list_reduce(f, lambda a, b: CASE WHEN array_length(b) < array_length(a) THEN b ELSE a END) AS vals,
-               row_number() OVER (PARTITION BY id ORDER BY k) AS n
-        FROM (SELECT id, k, release, list_filter(chain, lambda x: array_length(x) BETWEEN 1 AND m - 1) AS f
-              FROM chain)
-        WHERE array_length(f) > 0
+        SELECT id, k, release, vals, row_number() OVER (PARTITION BY id ORDER BY k) AS n
+        FROM (SELECT id, k, release,
+                     list_reduce(f, lambda a, b: CASE WHEN array_length(b) < array_length(a) THEN b ELSE a END)
+                         AS vals
+              FROM (SELECT id, k, release, list_filter(chain, lambda x: array_length(x) > 0) AS f FROM chain)
+              WHERE array_length(f) > 0)
+        WHERE array_length(vals) BETWEEN 1 AND m - 1
     )
     SELECT h.id, h.release, h.vals AS "values", array_length(h.vals) = 1 AS disclosed,
            bool_or(list_contains(h.vals, c.sa)) AS "real"
