@@ -85,6 +85,7 @@ CREATE OR REPLACE MACRO sqlanon_qi_linking(project, m) AS TABLE
         SELECT c.id, c.k, c.release,
                list_distinct(list_append(
                    list_transform(ch.chain, lambda x: list_sort(list_intersect(x, c.candidates))), c.candidates))
+               AS chain
         FROM chain AS ch JOIN c ON c.id = ch.id AND c.k = ch.k + 1
     ),
     -- the shortest non-empty set of the chain (m stays out of the lambdas: it
