@@ -239,7 +239,6 @@ _DRY_HELP = ("Show what the release would do (its counts, as `run` prints them) 
              "a temporary copy of the database file; DB stays byte-identical.")
 
 
-
 @main.command("release")
 @click.argument("db", type=click.Path(exists=True))
 @click.argument("project")
@@ -282,14 +281,14 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
         if dry_run:
             raise _bad("--dry-run is for --engine duckdb (it releases into a copy of the database file)")
         try:
-            con, copy = _spark(db, master, source, source_file), _Copy()
+            con, copy = _spark(db, master, source, source_file), contextlib.nullcontext()
         except SqlanonError as exc:
             raise _bad(str(exc)) from exc
     elif source_file:
         raise _bad("--source-file is for --engine spark; with DuckDB, create the source table in the file")
     else:
         con, copy = _open_for_release(db, dry_run)
-    with _release_errors(con, project), copy:
+    with copy, _release_errors(con, project):  # the connection closes before its copy goes
         if engine == "duckdb" and not dry_run:
             _note_storage(con, db)
         qi_list = [c.strip() for c in qi.split(",")] if qi else None
@@ -314,24 +313,11 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
         _release(pub, db, skip_unchanged, dry_run, as_json)
 
 
-class _Copy:
-    """The temporary folder holding a dry run's copy of the database (removed on exit)."""
-
-    def __init__(self, folder=None) -> None:
-        self.folder = folder
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.folder is not None:
-            self.folder.cleanup()
-
-
 def _open_for_release(db: str, dry_run: bool):
-    """(connection, _Copy): ``db`` itself, or for a dry run a copy of it (and its WAL)."""
+    """(connection, context): ``db`` itself, or for a dry run a copy of it (and
+    its WAL) in a temporary folder that the context removes."""
     if not dry_run:
-        return _connect(db), _Copy()
+        return _connect(db), contextlib.nullcontext()
     import shutil
     import tempfile
 
@@ -345,7 +331,7 @@ def _open_for_release(db: str, dry_run: bool):
         folder.cleanup()
         raise _bad(f"--dry-run: cannot copy {db!r} to a temporary folder ({exc.strerror or exc})") from exc
     try:
-        return _connect(str(target)), _Copy(folder)
+        return _connect(str(target)), folder
     except BaseException:
         folder.cleanup()
         raise
@@ -504,7 +490,7 @@ def run_cmd(project_file, as_json, skip_unchanged, dry_run) -> None:
 
     db, project, cfg = _target(None, None, project_file)
     con, copy = _open_for_release(db, dry_run)
-    with _release_errors(con, project), copy:
+    with copy, _release_errors(con, project):  # the connection closes before its copy goes
         if not dry_run:
             _note_storage(con, db)
         _release(Publisher(con, project, **cfg.publisher_arguments()), db, skip_unchanged, dry_run, as_json)
