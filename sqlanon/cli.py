@@ -209,9 +209,8 @@ def _require_project(con, db: str, project: str) -> None:
     known = projects(con)
     close = difflib.get_close_matches(project.lower(), known, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
-    raise _bad(f"no project {project!r} in {db}: {hint}"
-               + (f"its projects: {', '.join(known)}" if known else "it has no sqlanon projects (no "
-                  "sqlanon_private.<project>_membership or __ledger table)"))
+    raise _bad(f"no project {project!r} in {db} (no table {p.table('ledger')} or {p.table('mem')}): {hint}"
+               + (f"its projects: {', '.join(known)}" if known else "it has no sqlanon projects"))
 
 
 def _audit_m(stored: int | None, given: int | None, what_if: bool, project: str) -> int:

@@ -135,7 +135,8 @@ def test_a_misspelt_project_names_the_projects_there(project, command):
     args = [command, str(project), "wrad"] + (["--json"] if command == "report" else [])
     out = _cli(*args)
     assert out.exit_code == 2
-    assert f"no project 'wrad' in {project}: did you mean 'ward'? its projects: ward" in out.output
+    assert f"no project 'wrad' in {project} (no table sqlanon_private.wrad__ledger or " in out.output
+    assert "did you mean 'ward'? its projects: ward" in out.output
     assert "--m" not in out.output and "not made by sqlanon" not in out.output
     assert project.read_bytes() == before
 
