@@ -2,7 +2,10 @@
 block names, in README order, in a temporary working directory:
 
 * ``python`` blocks are executed in a fresh namespace each, like a script: the
-  DuckDB connections a block leaves open are closed when it ends;
+  DuckDB connections a block leaves open are closed when it ends; a
+  ``print(...)  # -> text`` comment is an output the README shows: ``text``
+  (whitespace aside) must be in what the block printed (README numbers stay
+  true; the demo block is tests/test_readme_drift.py's);
 * ``sql`` blocks are piped into the real DuckDB shell (``duckdb-cli``, with
   ``-bail``) on ``my.duckdb`` of that directory, run there (the README's
   ``.read sqlanon.sql`` reads the file its ``sqlanon macros > sqlanon.sql``
@@ -15,7 +18,9 @@ block names, in README order, in a temporary working directory:
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import io
 import re
 import shlex
 import subprocess
@@ -50,6 +55,30 @@ def test_readme_has_runnable_examples():
     assert {("sqlanon", "data"), ("sqlanon", "audit")} <= {tuple(c[:2]) for c in commands}
 
 
+CLAIM = re.compile(r"#\s*->\s*(.*?)(?:\s{2,}\(.*)?$")
+
+
+def _claims(code: str, line: int) -> list[tuple[int, str]]:
+    """The README's shown outputs in a python block: ``print(...)  # -> text``
+    (``text`` up to two spaces and a parenthesized remark), with their README
+    line numbers."""
+    out = []
+    for i, src in enumerate(code.splitlines(), 1):
+        m = CLAIM.search(src)
+        if m and "print(" in src:
+            out.append((line + i, m.group(1).strip()))
+    return out
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def test_claims_are_parsed():
+    code = 'x = 1\nprint(r.line())   # -> 21 held |  (the Cach)\nprint(2)  # -> [(1,)]\nf(3)  # -> 3\n'
+    assert _claims(code, 10) == [(12, "21 held |"), (13, "[(1,)]")]
+
+
 def _close_connections(ns: dict) -> None:
     for value in ns.values():
         if isinstance(value, duckdb.DuckDBPyConnection):
@@ -63,15 +92,22 @@ def test_readme_examples_run(tmp_path, monkeypatch, duckdb_shell):
     monkeypatch.chdir(tmp_path)
     db = tmp_path / DB
     ran = {"python": 0, "sql": 0, "bash": 0}
+    drift = []
     for kind, code, line in _blocks():
         if kind == "python":
             ns: dict = {"__name__": "readme_example"}
+            printed = io.StringIO()
             try:
-                exec(compile(code, f"README.md:{line}", "exec"), ns)
+                with contextlib.redirect_stdout(printed):
+                    exec(compile(code, f"README.md:{line}", "exec"), ns)
             except Exception as exc:  # pragma: no cover - the failure message is the point
                 pytest.fail(f"README.md line {line}: python example failed: {exc!r}")
             finally:
                 _close_connections(ns)
+            for at, claim in _claims(code, line):  # the outputs the README shows must be what it prints
+                if _squash(claim) not in _squash(printed.getvalue()):
+                    drift.append(f"README.md line {at}: the comment shows {claim!r}, but the block printed:\n"
+                                 + printed.getvalue())
         elif kind == "sql":
             out = subprocess.run([duckdb_shell, "-bail", str(db)], input=code, cwd=tmp_path,
                                  capture_output=True, text=True, timeout=300)
@@ -91,3 +127,5 @@ def test_readme_examples_run(tmp_path, monkeypatch, duckdb_shell):
                 continue
         ran[kind] += 1
     assert ran["sql"] >= 4 and ran["python"] >= 5 and ran["bash"] >= 2, ran
+    assert not drift, ("README numbers drifted; update the `# -> ...` comments (the demo block: "
+                       "python -m sqlanon.demo --readme):\n" + "\n".join(drift))
