@@ -63,19 +63,21 @@ CREATE OR REPLACE MACRO sqlanon__linking_candidates(project) AS TABLE
     LEFT JOIN hv ON hv.release = p.release;
 COMMENT ON MACRO TABLE sqlanon__linking_candidates IS 'Internal: release, id, sa, absent, candidates (SA values an adversary linking by QI and reading absence gives a present person) of every present person of every release of a project.';
 
--- Linking by QI over all releases, intersected from any start release: per
--- person the first release r where the intersection of its candidates over its
--- present releases s..r, for some start s, holds 1 to m-1 values. A recursive
--- CTE walks each person's present releases in order and keeps its chain: the
--- intersections from every start so far (the last release's candidates
--- intersected into each, its own candidates added). The chain's sets are nested
--- (a later start intersects fewer releases), so the shortest one with 1 to m-1
--- values is the narrowest the adversary gets. Rows: id, release, values (that
--- set), disclosed (one value), real (it holds a value the person had in a
--- present release up to r).
-CREATE OR REPLACE MACRO sqlanon_qi_linking(project, m) AS TABLE
+-- Internal: both checks of the SPEC 6b adversary from one pass over the
+-- candidates (check = 'qi_linking' | 'absence'; rows as sqlanon_qi_linking).
+-- qi_linking: per person the first release r where the intersection of its
+-- candidates over its present releases s..r, for some start s, holds 1 to m-1
+-- values. A recursive CTE walks each person's present releases in order and
+-- keeps its chain: the intersections from every start so far (the release's
+-- candidates intersected into each, its own candidates added). The chain's
+-- sets are nested (a later start intersects fewer releases), so the shortest
+-- non-empty one is the narrowest the adversary gets. absence: per person the
+-- first release where it matches no group and the values held back that
+-- release are 1 to m-1. real: the set holds a value the person had in a present
+-- release up to r.
+CREATE OR REPLACE MACRO sqlanon__linking(project, m) AS TABLE
     WITH RECURSIVE c AS MATERIALIZED (
-        SELECT release, id, sa, candidates,
+        SELECT release, id, sa, absent, candidates,
                row_number() OVER (PARTITION BY id ORDER BY release) AS k
         FROM sqlanon__linking_candidates(project)
     ),
@@ -88,41 +90,40 @@ CREATE OR REPLACE MACRO sqlanon_qi_linking(project, m) AS TABLE
                AS chain
         FROM chain AS ch JOIN c ON c.id = ch.id AND c.k = ch.k + 1
     ),
-    -- the shortest non-empty set of the chain (m stays out of the lambdas: it
+    -- the shortest non-empty set of each chain (m stays out of the lambdas: it
     -- may be a subquery, as in sqlanon_audit)
+    narrowest AS (
+        SELECT 'qi_linking' AS "check", id, k, release,
+               list_reduce(f, lambda a, b: CASE WHEN array_length(b) < array_length(a) THEN b ELSE a END) AS vals
+        FROM (SELECT id, k, release, list_filter(chain, lambda x: array_length(x) > 0) AS f FROM chain)
+        WHERE array_length(f) > 0
+        UNION ALL
+        SELECT 'absence', id, k, release, candidates FROM c WHERE absent
+    ),
     hits AS (
-        SELECT id, k, release, vals, row_number() OVER (PARTITION BY id ORDER BY k) AS n
-        FROM (SELECT id, k, release,
-                     list_reduce(f, lambda a, b: CASE WHEN array_length(b) < array_length(a) THEN b ELSE a END)
-                         AS vals
-              FROM (SELECT id, k, release, list_filter(chain, lambda x: array_length(x) > 0) AS f FROM chain)
-              WHERE array_length(f) > 0)
+        SELECT "check", id, k, release, vals, row_number() OVER (PARTITION BY "check", id ORDER BY k) AS n
+        FROM narrowest
         WHERE array_length(vals) BETWEEN 1 AND m - 1
     )
-    SELECT h.id, h.release, h.vals AS "values", array_length(h.vals) = 1 AS disclosed,
-           bool_or(list_contains(h.vals, c.sa)) AS "real"
+    SELECT h."check", h.id, h.release, h.vals AS "values",
+           array_length(h.vals) = 1 AS disclosed, bool_or(list_contains(h.vals, c.sa)) AS "real"
     FROM hits AS h JOIN c ON c.id = h.id AND c.k <= h.k
     WHERE h.n = 1
-    GROUP BY h.id, h.release, h.vals
-    ORDER BY h.id;
+    GROUP BY h."check", h.id, h.release, h.vals;
+COMMENT ON MACRO TABLE sqlanon__linking IS 'Internal: check (qi_linking | absence), id, release, values, disclosed, real: sqlanon_qi_linking and sqlanon_absence from one pass.';
+
+-- Linking by QI over all releases, intersected from any start release (see
+-- sqlanon__linking): id, release (the first where the person is narrowed),
+-- values (the narrowest set), disclosed (one value), real.
+CREATE OR REPLACE MACRO sqlanon_qi_linking(project, m) AS TABLE
+    SELECT id, release, "values", disclosed, "real" FROM sqlanon__linking(project, m)
+    WHERE "check" = 'qi_linking' ORDER BY id;
 COMMENT ON MACRO TABLE sqlanon_qi_linking IS 'Linking by QI (SPEC 6b adversary): per person narrowed to 1..m-1 SA values by intersecting its QI-matched candidates from any start release: id, release (the first where it happens), values, disclosed, real. Needs the publisher''s private state.';
 
--- Absence: per person the first release where it is present, matches no group
--- by its QI, and the values held back that release (its candidates) are 1 to
--- m-1. Rows as sqlanon_qi_linking.
+-- Absence (see sqlanon__linking): rows as sqlanon_qi_linking.
 CREATE OR REPLACE MACRO sqlanon_absence(project, m) AS TABLE
-    WITH c AS (SELECT release, id, sa, absent, candidates FROM sqlanon__linking_candidates(project)),
-    first_hit AS (
-        SELECT id, release, vals
-        FROM (SELECT id, release, candidates AS vals, row_number() OVER (PARTITION BY id ORDER BY release) AS n
-              FROM c WHERE absent AND array_length(candidates) BETWEEN 1 AND m - 1)
-        WHERE n = 1
-    )
-    SELECT f.id, f.release, f.vals AS "values", array_length(f.vals) = 1 AS disclosed,
-           bool_or(list_contains(f.vals, c.sa)) AS "real"
-    FROM first_hit AS f JOIN c ON c.id = f.id AND c.release <= f.release
-    GROUP BY f.id, f.release, f.vals
-    ORDER BY f.id;
+    SELECT id, release, "values", disclosed, "real" FROM sqlanon__linking(project, m)
+    WHERE "check" = 'absence' ORDER BY id;
 COMMENT ON MACRO TABLE sqlanon_absence IS 'Absence (SPEC 6b adversary): per person present but matching no group, left with the 1..m-1 values held back that release: id, release (the first), values, disclosed, real. Needs the publisher''s private state.';
 
 -- The findings of every check in one shape (sqlanon.audit.FINDING_COLUMNS):
@@ -158,18 +159,12 @@ CREATE OR REPLACE MACRO sqlanon__findings_comparison(project, m) AS TABLE
            NULL::BOOLEAN AS "real"
     FROM sqlanon__comparisons(project, m);
 COMMENT ON MACRO TABLE sqlanon__findings_comparison IS 'Internal: seed 004 comparison attacks as audit findings.';
-CREATE OR REPLACE MACRO sqlanon__findings_qi_linking(project, m) AS TABLE
-    SELECT 'qi_linking' AS "check", CASE WHEN disclosed THEN 'disclosed' ELSE 'narrowed' END AS kind, id,
+CREATE OR REPLACE MACRO sqlanon__findings_linking(project, m) AS TABLE
+    SELECT "check", CASE WHEN disclosed THEN 'disclosed' ELSE 'narrowed' END AS kind, id,
            [release] AS releases, NULL::VARCHAR AS groups, NULL::VARCHAR[] AS targets, "values", disclosed,
            CASE WHEN disclosed THEN 1 ELSE 0 END::BIGINT AS n_disclosed, "real"
-    FROM sqlanon_qi_linking(project, m);
-COMMENT ON MACRO TABLE sqlanon__findings_qi_linking IS 'Internal: linking by QI as audit findings.';
-CREATE OR REPLACE MACRO sqlanon__findings_absence(project, m) AS TABLE
-    SELECT 'absence' AS "check", CASE WHEN disclosed THEN 'disclosed' ELSE 'narrowed' END AS kind, id,
-           [release] AS releases, NULL::VARCHAR AS groups, NULL::VARCHAR[] AS targets, "values", disclosed,
-           CASE WHEN disclosed THEN 1 ELSE 0 END::BIGINT AS n_disclosed, "real"
-    FROM sqlanon_absence(project, m);
-COMMENT ON MACRO TABLE sqlanon__findings_absence IS 'Internal: absence as audit findings.';
+    FROM sqlanon__linking(project, m);
+COMMENT ON MACRO TABLE sqlanon__findings_linking IS 'Internal: linking by QI and absence as audit findings.';
 
 -- The whole audit of a project made by sqlanon's publisher (anatomized: it
 -- reads the QI table and the private state): every finding of sqlanon.audit,
@@ -187,8 +182,7 @@ CREATE OR REPLACE MACRO sqlanon_audit(project, m := NULL) AS TABLE
         UNION ALL SELECT * FROM sqlanon__findings_collusion(project, (SELECT ledger_m FROM p))
         UNION ALL SELECT * FROM sqlanon__findings_signature(project, (SELECT ledger_m FROM p))
         UNION ALL SELECT * FROM sqlanon__findings_comparison(project, (SELECT ledger_m FROM p))
-        UNION ALL SELECT * FROM sqlanon__findings_qi_linking(project, (SELECT ledger_m FROM p))
-        UNION ALL SELECT * FROM sqlanon__findings_absence(project, (SELECT ledger_m FROM p))
+        UNION ALL SELECT * FROM sqlanon__findings_linking(project, (SELECT ledger_m FROM p))
     )
     ORDER BY ALL;
 COMMENT ON MACRO TABLE sqlanon_audit IS 'The whole audit of a project published by sqlanon (anatomized output; reads its private state): one row per finding, columns check, kind, id, releases, groups, targets, values, disclosed, n_disclosed, real - the findings of sqlanon.audit. m defaults to the ledger''s.';

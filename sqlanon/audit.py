@@ -220,15 +220,17 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
         releases = [r[0] for r in con.fetch(f"SELECT DISTINCT release FROM {p.ref('st')} ORDER BY 1")]
         skipped: dict[str, str] = {}
         parts, params = [], []
-        why = _linking_missing(con, p)
-        for name in (*CHECKS, *LINKING_CHECKS):
+        for name in CHECKS:
             if name == "comparison" and not p.exists(con, "qit"):
                 skipped[name] = f"no QI table {p.table('qit')} (not an anatomized release)"
                 continue
-            if name in LINKING_CHECKS and why:
-                skipped[name] = why
-                continue
             parts.append(_findings_sql(name))
+            params += [project, m]
+        why = _linking_missing(con, p)
+        if why:
+            skipped.update({name: why for name in LINKING_CHECKS})
+        else:  # both from one pass over the candidates
+            parts.append(_findings_sql("linking"))
             params += [project, m]
         con.execute(f"CREATE TEMP TABLE {quote(table)} AS " + "\nUNION ALL\n".join(parts), params)
         agg = con.fetch(f'SELECT "check", kind, count(*), sum(n_disclosed) FROM temp.{quote(table)} GROUP BY ALL')
