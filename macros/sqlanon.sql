@@ -1,6 +1,6 @@
 -- sqlanon: every macro, for the DuckDB shell.
 --   From the repository root:   .read macros/sqlanon.sql
---   From anywhere:              sqlanon macros > sqlanon_all.sql   then   .read sqlanon_all.sql
+--   After pip install (anywhere): sqlanon macros > sqlanon.sql   then   .read sqlanon.sql
 -- sqlanon.install(con) loads the same files in the same order (the .read lines below).
 -- One concern per file; add a file here when you add one to macros/.
 .read macros/_validate.sql
@@ -10,6 +10,7 @@
 .read macros/published.sql
 .read macros/audit_history.sql
 .read macros/audit_comparison.sql
+.read macros/audit_linking.sql
 .read macros/anatomy_groups.sql
 .read macros/eligibility.sql
 .read macros/eligibility_rows.sql

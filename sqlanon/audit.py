@@ -32,11 +32,9 @@ from dataclasses import dataclass, field
 import duckdb
 import pandas as pd
 
-from . import templates
 from .engines import as_engine
 from .errors import SqlanonError
 from .ident import quote, require_m
-from .progress import bar
 from .project import Project
 
 FINDING_COLUMNS = ["check", "kind", "id", "releases", "groups", "targets", "values", "disclosed", "n_disclosed",
@@ -50,68 +48,25 @@ CHECKS = {
     "comparison": "sqlanon_comparison_attacks",
 }
 
-# One SELECT per check, mapping its macro's rows to the findings columns. The
-# project and m are parameters; nothing here is built from user input.
-_FINDINGS_SQL = {
-    "intersection": """
-        SELECT 'intersection' AS "check", CASE WHEN disclosed THEN 'disclosed' ELSE 'narrowed' END AS kind,
-               id::VARCHAR AS id, releases, NULL::VARCHAR AS groups, NULL::VARCHAR[] AS targets,
-               candidates AS "values", disclosed, CASE WHEN disclosed THEN 1 ELSE 0 END::BIGINT AS n_disclosed,
-               correct AS "real"
-        FROM sqlanon__intersection_attack(?, ?)""",
-    "collusion": """
-        SELECT 'collusion', 'collusion', id::VARCHAR, list_sort(list_concat(releases_a, releases_b)), NULL, NULL,
-               common, false, 0, NULL::BOOLEAN
-        FROM sqlanon__collusion_violations(?, ?)""",
-    "signature": """
-        SELECT 'signature', violation, id::VARCHAR, list_sort(list_distinct([release_from, release_to])), NULL, NULL,
-               signature_to, false, 0, NULL::BOOLEAN
-        FROM sqlanon__signature_violations(?, ?)""",
-    "comparison": """
-        SELECT 'comparison', attack, NULL, [release_old, release_new],
-               'old ' || groups_old::VARCHAR || ' new ' || groups_new::VARCHAR, targets, inferred,
-               array_length(inferred) = 1 AND attack <> 'SVM',
-               CASE WHEN array_length(inferred) = 1 AND attack <> 'SVM' THEN n_targets ELSE 0 END, NULL::BOOLEAN
-        FROM sqlanon__comparisons(?, ?)""",
-}
-
 _serial = itertools.count(1)
 
-#: the checks of the SPEC §6b adversary, run by _qi_linking (need the private gate state)
+#: the checks of the SPEC §6b adversary (macros/audit_linking.sql: they need the private gate state)
 LINKING_CHECKS = ("qi_linking", "absence")
 
 
-def _qi_linking(con: duckdb.DuckDBPyConnection, project: str, m: int, releases: list[int], table: str) -> str | None:
-    """The adversary of SPEC §6b (docs/threat_model.md): it knows each person's
-    QI (private ``sqlanon_P__persons``) and presence (membership, less the
-    published-but-deleted ``__gone``, plus the held-back ``__held``), links by
-    QI tuple (every group of the QI table holding it), reads absence (a present
-    person no group matches has the values held back in that release as
-    candidates) and intersects from every start release. One finding per person:
-    'qi_linking' the first release where some intersection holds 1..m-1 values,
-    'absence' the first release where its absence alone does. ``real``: the set
-    holds a value the person had. Returns why the check was skipped, or None."""
-    p = Project(project)
+def _findings_sql(check: str) -> str:
+    """The findings of one check (columns ``FINDING_COLUMNS``): its macro
+    ``sqlanon__findings_<check>`` (macros/audit_linking.sql), the one definition
+    that ``sqlanon_audit`` in the shell runs too. Project and m are parameters."""
+    return f"SELECT * FROM sqlanon__findings_{check}(?, ?)"
+
+
+def _linking_missing(con, p: Project) -> str | None:
+    """Why the linking checks cannot run on project ``p`` (None: they can)."""
     missing = [k for k in ("qit", "persons", "held", "gone") if not p.exists(con, k)]
     if missing:
         return (f"no table {p.table(missing[0])} (releases not made by sqlanon's publisher, or made before the "
                 "release gate)")
-    eng = con
-    qcols = [c for c in eng.columns(p.table("persons")) if c != "sqlanon__id"]
-    scols = [c for c in eng.columns(p.table("st")) if c not in ("release", "group_id", "count")]
-    ch, cur = quote(table + "_ch"), quote(table + "_cur")
-    ctx = {"qi": [quote(c) for c in qcols], "sa": quote(scols[0]),
-           "T": {k: p.ref(k) for k in ("qit", "st", "mem", "persons", "held", "gone")}
-           | {"ch": ch, "cur": cur, "out": "temp." + quote(table)}}
-    stmts = templates.render(templates.environment(engine=eng.name), "_audit/qi_linking.sql.j2", ctx)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {ch} (id VARCHAR, chain VARCHAR[][], had VARCHAR[])")
-    try:
-        for r in bar(releases, desc=f"audit {project}: QI linking"):  # the audit's long part (off if no terminal)
-            for stmt in stmts:
-                con.execute(stmt, templates.params_for(stmt, {"r": r, "m": m}))
-    finally:
-        con.execute(f"DROP TABLE IF EXISTS temp.{ch}")
-        con.execute(f"DROP TABLE IF EXISTS temp.{cur}")
     return None
 
 
@@ -269,13 +224,15 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
             if name == "comparison" and not p.exists(con, "qit"):
                 skipped[name] = f"no QI table {p.table('qit')} (not an anatomized release)"
                 continue
-            parts.append(_FINDINGS_SQL[name])
+            parts.append(_findings_sql(name))
+            params += [project, m]
+        why = _linking_missing(con, p)
+        if why:
+            skipped.update({name: why for name in LINKING_CHECKS})
+        else:  # both from one pass over the candidates
+            parts.append(_findings_sql("linking"))
             params += [project, m]
         con.execute(f"CREATE TEMP TABLE {quote(table)} AS " + "\nUNION ALL\n".join(parts), params)
-        why = _qi_linking(con, project, m, releases, table)
-        if why:
-            for name in LINKING_CHECKS:
-                skipped[name] = why
         agg = con.fetch(f'SELECT "check", kind, count(*), sum(n_disclosed) FROM temp.{quote(table)} GROUP BY ALL')
     except BaseException:
         con.execute(f"DROP TABLE IF EXISTS temp.{quote(table)}")

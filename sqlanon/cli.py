@@ -16,8 +16,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .install import bundle, dbt_bundle
-from .models import MODELS
+from .models import MODELS  # light: DuckDB and pandas are imported by the commands that use them
 
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
@@ -127,6 +126,8 @@ def main() -> None:
 @click.option("--dbt", "as_dbt", is_flag=True, help="As the dbt package's macro file (integrations/dbt, docs/dbt.md).")
 def macros_cmd(as_dbt: bool) -> None:
     """Print every sqlanon macro as one SQL script (for `.read` in the DuckDB shell)."""
+    from .install import bundle, dbt_bundle
+
     click.echo(dbt_bundle() if as_dbt else bundle(), nl=not as_dbt)
 
 
@@ -154,6 +155,7 @@ def audit_cmd(db: str | None, project: str | None, project_file: str | None, m: 
     con = _connect(None)
     _attach(con, db, "sqlanon_audited")
     try:
+        _require_project(con, db, project)
         m = _audit_m(ledger_m(con, project), m, what_if, project)
         report = audit(con, project, m)
         if as_json:
@@ -178,6 +180,23 @@ def audit_cmd(db: str | None, project: str | None, project_file: str | None, m: 
     raise SystemExit(EXIT_OK if report.verdict == "safe" else EXIT_FINDINGS)
 
 
+def _require_project(con, db: str, project: str) -> None:
+    """A clean error naming the projects in ``db`` when ``project`` is none of them
+    (no membership table and no ledger): a misspelt name, most often."""
+    import difflib
+
+    from .project import Project, projects
+
+    p = Project(project)
+    if p.exists(con, "mem") or p.exists(con, "ledger"):
+        return
+    known = projects(con)
+    close = difflib.get_close_matches(project.lower(), known, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise _bad(f"no project {project!r} in {db} (no table {p.table('ledger')} or {p.table('mem')}): {hint}"
+               + (f"its projects: {', '.join(known)}" if known else "it has no sqlanon projects"))
+
+
 def _audit_m(stored: int | None, given: int | None, what_if: bool, project: str) -> int:
     """The m to audit with: the ledger's; a different --m only with --what-if."""
     from .errors import SqlanonError
@@ -195,6 +214,12 @@ def _audit_m(stored: int | None, given: int | None, what_if: bool, project: str)
                    err=True)
         return given
     return stored
+
+
+_SKIP_HELP = ("Make no release when the source has not changed since the last one (same fingerprint); without "
+              "it such a release is made, with a notice.")
+_DRY_HELP = ("Show what the release would do (its counts, as `run` prints them) without writing: it is made in "
+             "a temporary copy of the database file; DB stays byte-identical.")
 
 
 @main.command("release")
@@ -224,8 +249,10 @@ def _audit_m(stored: int | None, given: int | None, what_if: bool, project: str)
 @click.option("--source-file", type=click.Path(exists=True, dir_okay=False),
               help="--engine spark: a Parquet or CSV file (with a header) loaded into the warehouse as table "
               "--source first (the source as it is now).")
+@click.option("--skip-unchanged", is_flag=True, help=_SKIP_HELP)
+@click.option("--dry-run", is_flag=True, help=_DRY_HELP)
 def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output, seed, templates_dir,
-                as_json, engine, master, source_file) -> None:
+                as_json, engine, master, source_file, skip_unchanged, dry_run) -> None:
     """Make the next release of PROJECT from its source table in DB (m-invariant
     by default; --model anatomy / dynamic-anatomy with --l for seed 004's models).
     With --engine spark, DB is the Spark warehouse folder."""
@@ -234,16 +261,18 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
     from .publisher import Publisher
 
     if engine == "spark":
+        if dry_run:
+            raise _bad("--dry-run is for --engine duckdb (it releases into a copy of the database file)")
         try:
-            con = _spark(db, master, source, source_file)
+            con, copy = _spark(db, master, source, source_file), contextlib.nullcontext()
         except SqlanonError as exc:
             raise _bad(str(exc)) from exc
     elif source_file:
         raise _bad("--source-file is for --engine spark; with DuckDB, create the source table in the file")
     else:
-        con = _connect(db)
-    with _release_errors(con, project):
-        if engine == "duckdb":
+        con, copy = _open_for_release(db, dry_run)
+    with copy, _release_errors(con, project):  # the connection closes before its copy goes
+        if engine == "duckdb" and not dry_run:
             _note_storage(con, db)
         qi_list = [c.strip() for c in qi.split(",")] if qi else None
         spec = MODELS[model or "m-invariance"]
@@ -264,13 +293,60 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
                 raise SqlanonError(f"the first release of project {project!r} needs {', '.join(missing)}{hint}")
             pub = Publisher(con, project, source=source, id=id_col, qi=qi_list, sa=sa, model=spec.name,
                             output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir, **params)
-        result = pub.release()
-        if as_json:
-            import dataclasses
+        _release(pub, db, skip_unchanged, dry_run, as_json)
 
-            _echo_json({"project": project, **dataclasses.asdict(result)})
+
+def _open_for_release(db: str, dry_run: bool):
+    """(connection, context): ``db`` itself, or for a dry run a copy of it (and
+    its WAL) in a temporary folder that the context removes."""
+    if not dry_run:
+        return _connect(db), contextlib.nullcontext()
+    import shutil
+    import tempfile
+
+    folder = tempfile.TemporaryDirectory(prefix="sqlanon-dry-run-")
+    target = Path(folder.name) / Path(db).name
+    try:
+        shutil.copyfile(db, target)
+        if Path(db + ".wal").exists():
+            shutil.copyfile(db + ".wal", str(target) + ".wal")
+    except OSError as exc:
+        folder.cleanup()
+        raise _bad(f"--dry-run: cannot copy {db!r} to a temporary folder ({exc.strerror or exc})") from exc
+    try:
+        return _connect(str(target)), folder
+    except BaseException:
+        folder.cleanup()
+        raise
+
+
+def _release(pub, db: str, skip_unchanged: bool, dry_run: bool, as_json: bool) -> None:
+    """Make (or, ``dry_run``, try) the next release of ``pub`` and say what happened."""
+    import dataclasses
+
+    last = pub.last_release()
+    unchanged = pub.source_unchanged()
+    same = (f"the source {pub.source!r} of project {pub.project!r} has not changed since release {last} "
+            "(same fingerprint)")
+    if unchanged and skip_unchanged:
+        if as_json:
+            _echo_json({"project": pub.project, "release": None, "skipped": True, "last_release": last,
+                        "source_unchanged": True, "dry_run": dry_run})
         else:
-            click.echo(result.line())
+            click.echo(f"no release: {same}; --skip-unchanged")
+        return
+    result = pub.release()
+    if as_json:
+        _echo_json({"project": pub.project, **dataclasses.asdict(result), "source_unchanged": unchanged,
+                    "dry_run": dry_run})
+    else:
+        click.echo(("dry run, nothing written: " if dry_run else "") + result.line())
+    if unchanged:
+        click.echo(f"notice: {same}; release {result.release} publishes it again (--skip-unchanged makes no "
+                   "release then)", err=True)
+    if dry_run:
+        click.echo(f"dry run: release {result.release} was made in a temporary copy of {db} and dropped; {db} is "
+                   "unchanged", err=True)
 
 
 def _spark(warehouse: str, master: str, source: str | None, source_file: str | None):
@@ -328,7 +404,8 @@ def _note_storage(con, db: str) -> None:
 @click.argument("db", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.argument("project", required=False)
 @_PROJECT_FILE
-@click.option("--json", "as_json", is_flag=True, help="Print the ledger as JSON (one object per release).")
+@click.option("--json", "as_json", is_flag=True, help="Print the ledger as JSON (one object per release, every "
+              "column, exact values).")
 def status_cmd(db, project, project_file, as_json) -> None:
     """Print the release ledger of PROJECT in DB."""
     from .engines.duckdb import open_database
@@ -341,15 +418,30 @@ def status_cmd(db, project, project_file, as_json) -> None:
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc
     try:
+        _require_project(con, db, project)
         df = status(con, project)
         if as_json:
             _echo_json(df.to_dict(orient="records"))
         else:
-            click.echo(df.to_string(index=False))
+            click.echo(_status_text(df))
     except SqlanonError as exc:
         raise _bad(str(exc)) from exc
     finally:
         con.close()
+
+
+def _status_text(df) -> str:
+    """The ledger for people: times to the second, NCP in % with one decimal,
+    seconds with two, no fingerprint (a 19-digit number: in --json)."""
+    import pandas as pd
+
+    out = df.drop(columns=[c for c in ("fingerprint",) if c in df.columns])
+    fmt = {"made_at": lambda t: t.strftime("%Y-%m-%d %H:%M:%S"), "ncp": lambda v: f"{v:.1f}%",
+           "seconds": lambda v: f"{v:.2f} s"}
+    for col in out.columns:
+        f = fmt.get(col)
+        out[col] = ["-" if pd.isna(v) else f(v) if f else v for v in out[col].astype(object)]
+    return out.to_string(index=False)
 
 
 @main.command("init")
@@ -371,22 +463,19 @@ def init_cmd(path, force) -> None:
 @main.command("run")
 @_PROJECT_FILE
 @click.option("--json", "as_json", is_flag=True, help="Print the release result as JSON.")
-def run_cmd(project_file, as_json) -> None:
+@click.option("--skip-unchanged", is_flag=True, help=_SKIP_HELP)
+@click.option("--dry-run", is_flag=True, help=_DRY_HELP)
+def run_cmd(project_file, as_json, skip_unchanged, dry_run) -> None:
     """Make the next release of the project that a project file describes
     (--project FILE, or sqlanon.toml in the current directory)."""
-    import dataclasses
-
     from .publisher import Publisher
 
     db, project, cfg = _target(None, None, project_file)
-    con = _connect(db)
-    with _release_errors(con, project):
-        _note_storage(con, db)
-        result = Publisher(con, project, **cfg.publisher_arguments()).release()
-    if as_json:
-        _echo_json({"project": project, **dataclasses.asdict(result)})
-    else:
-        click.echo(result.line())
+    con, copy = _open_for_release(db, dry_run)
+    with copy, _release_errors(con, project):  # the connection closes before its copy goes
+        if not dry_run:
+            _note_storage(con, db)
+        _release(Publisher(con, project, **cfg.publisher_arguments()), db, skip_unchanged, dry_run, as_json)
 
 
 @main.command("compile")
@@ -400,11 +489,21 @@ def compile_cmd(db, project, project_file, out) -> None:
     release is made and rolled back to record it: nothing is written to DB.
     An existing project's parameters come from its ledger, a first release's
     from the project file."""
-    from .compile import compile_release
+    from .compile import compile_release, shell_readable
     from .engines import ERRORS
     from .errors import SqlanonError
+    from .install import SHELL_STORAGE_VERSION
 
     db, project, cfg = _target(db, project, project_file)
+    try:
+        version = shell_readable(db)
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    if version:
+        raise _bad(f"{db} has DuckDB storage version {version}, which the DuckDB shell 1.5 (duckdb-cli) cannot open, "
+                   f"so a compiled script could not run on it: copy it into a file of storage version "
+                   f"{SHELL_STORAGE_VERSION} (docs/shell.md, \"A file keeps the version it was created with\") and "
+                   "compile from the copy, or make the release with `sqlanon run`; nothing was written")
     con = _connect(db)
     try:
         sql = compile_release(con, project, **(cfg.publisher_arguments() if cfg else {}))
@@ -584,12 +683,33 @@ def check_cmd(db: str, table: str, qi: str, sa: str, k: int | None, l: int | Non
         _echo_json({"table": table, "qi": cols, "sa": sa, "report": report, "thresholds": thresholds,
                     "failed": failed, "verdict": verdict})
     else:
-        click.echo(f"check report: table {table!r}, QI {cols}, SA {sa!r}")
+        click.echo(f"check report: table {table!r}, QI {cols}, SA {sa!r} (exact values: --json)")
         for key, val in report.items():
-            click.echo(f"  {key:32s} {val}")
+            click.echo(f"  {key:32s} {_human(key, val)}")
         if verdict is not None:
             click.echo(f"verdict: {verdict}" + (" - " + "; ".join(failed) if failed else ""))
     raise SystemExit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+#: check report keys that are shares of rows (printed as %)
+_SHARES = {"alpha", "prosecutor_records_at_risk", "prosecutor_highest_risk", "prosecutor_average_risk"}
+#: why a check report value is None
+_NONE = {"c_required_l2": "n/a (a group has fewer than 2 SA values)"}
+
+
+def _human(key: str, value) -> str:
+    """A check report value for people: 32,561; 0.05%; 1.00; yes/no; n/a with the reason."""
+    if value is None:
+        return _NONE.get(key, "n/a (empty table)")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if key in _SHARES:
+            return f"{100 * value:.2f}%" if 100 * value >= 0.01 or value == 0 else f"{100 * value:.1g}%"
+        return f"{value:,.2f}"
+    return str(value)
 
 
 def _failed_thresholds(report: dict, k: int | None, l: int | None, m: int | None) -> list[str]:
@@ -709,6 +829,7 @@ def report_cmd(db: str | None, project: str | None, project_file: str | None, ou
     con = _connect(None)
     _attach(con, db, "sqlanon_reported")
     try:
+        _require_project(con, db, project)
         rep = build(con, project, plots=out is not None and not no_plots)
         verdict = rep.audit.verdict
         if out is not None:

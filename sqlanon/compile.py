@@ -193,13 +193,40 @@ def compile_release(con: duckdb.DuckDBPyConnection, project: str, **publisher_ar
               f"<> {int(digest)}::UBIGINT FROM {pub._src()}) THEN error('sqlanon: source {pub.source} changed since "
               "this script was compiled; compile it again') END;")
     begin, *body = recorder.statements
+    mem = p.ref("mem")
+    summary = [
+        "-- what was released (the statements above print nothing: .mode trash)",
+        ".mode list",
+        ".headers off",
+        f"SELECT 'sqlanon: release {r} of project {project}: ' || count(*) || ' published rows (' "
+        "|| count(*) FILTER (WHERE NOT coalesce(is_counterfeit, false) AND id IS NOT NULL) || ' real, ' "
+        "|| count(*) FILTER (WHERE coalesce(is_counterfeit, false) OR id IS NULL) || ' counterfeits) in ' "
+        f"|| count(DISTINCT group_id) || ' groups' FROM {mem} WHERE release = {r};",
+    ]
     head = [
         f"-- sqlanon {__version__} compile: release {r} of project {project} (model {pub.model}, "
-        f"{pub.spec.parameter} = {pub.m}), {result.published} rows in {result.groups} groups when compiled.",
+        f"{pub.spec.parameter} = {pub.m}), {result.published} published rows ({result.counterfeits} counterfeits) in {result.groups} groups when "
+        "compiled.",
         "-- Run it on the database it was compiled from: duckdb my.duckdb < release.sql",
         "-- It stops, writing nothing, if the project or its source changed since.",
         ".bail on",
         ".mode trash",
     ]
     return "\n".join([*head, begin, "-- guards: the project and the source are as they were compiled", last, source,
-                      *body, ""])
+                      *body, *summary, ""])
+
+
+def shell_readable(path) -> str | None:
+    """None when the DuckDB 1.5 shell can open database file ``path``, else its
+    storage version (a file in DuckDB 2.0's format, e.g. ``v2.0.0+``). Opens the
+    file read-only, so it is not changed."""
+    from .install import file_storage_version
+
+    from .engines.duckdb import open_database
+
+    con = open_database(path, read_only=True)  # its errors: LockHeld, CannotOpen (SqlanonError)
+    try:
+        version = file_storage_version(con) or ""
+    finally:
+        con.close()
+    return version if version.startswith("v2") else None

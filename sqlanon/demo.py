@@ -4,10 +4,19 @@ Builds a DuckDB file, drives a dynamic source through several releases with
 inserts, deletes, updates and re-inserts (``sqlanon.histories.snapshot``'s seeded
 history over Adult's complete rows), publishes each release with
 :class:`sqlanon.Publisher` and audits the whole history after every release.
+
+The run is deterministic (seeded), so README.md shows its output: ``python -m
+sqlanon.demo --readme`` runs the demo with its defaults in a temporary folder
+and rewrites the output block between ``<!-- BEGIN demo -->`` and
+``<!-- END demo -->`` (tests/test_readme_drift.py fails when they differ,
+timings aside).
 """
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from pathlib import Path
 
 from .audit import audit
@@ -67,12 +76,58 @@ def run(db: str | Path = "sqlanon_demo.duckdb", *, releases: int = 6, m: int = 5
             report = audit(con, PROJECT, m)
             verdict = report.verdict
             report.close()
-            echo(f"release {r.release}: {r.published - r.counterfeits:>6} rows, {r.groups:>5} groups, "
-                 f"{r.counterfeits:>4} counterfeits, {r.held:>4} held | +{r.new} new, -{r.deleted} deleted, "
-                 f"{r.reinserted} re-inserted, {r.updated} updated | NCP {r.ncp:5.1f}% | {r.seconds:.2f} s | "
-                 f"audit: {verdict}")
+            echo(f"{r.line()} | audit: {verdict}")  # the release line's words (ReleaseResult.line)
             results.append(r)
         echo(f"ledger: sqlanon status {db} adult | audit: sqlanon audit {db} adult --m {m}")
         return results
     finally:
         con.close()
+
+
+#: the release times in a demo line (they differ from run to run)
+TIMING = re.compile(r"\b\d+\.\d+ s\b")
+
+
+def output(**options) -> list[str]:
+    """The lines ``sqlanon demo`` prints with ``options`` (default: the
+    command's defaults), run in a temporary folder on the default file name."""
+    lines: list[str] = []
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="sqlanon-demo-") as tmp:
+        os.chdir(tmp)
+        try:
+            run(**options, echo=lines.append)
+        finally:
+            os.chdir(here)
+    return lines
+
+
+def readme_block(text: str) -> tuple[int, int]:
+    """(start, end) of the demo output (the first ``` block) inside README text's demo section."""
+    begin, end = text.index("<!-- BEGIN demo -->"), text.index("<!-- END demo -->")
+    start = text.index("```\n", begin, end) + 4
+    return start, text.index("```", start, end)
+
+
+def update_readme(path: str | Path = "README.md") -> bool:
+    """Rewrite the demo output block of README ``path``; True when it changed."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    start, end = readme_block(text)
+    new = text[:start] + "\n".join(output()) + "\n" + text[end:]
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m sqlanon.demo", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--readme", nargs="?", const="README.md", metavar="FILE",
+                    help="rewrite the demo block of FILE (default README.md) with a fresh run's output")
+    args = ap.parse_args()
+    if args.readme:
+        print(f"{args.readme}: demo block {'updated' if update_readme(args.readme) else 'unchanged'}")
+    else:
+        run()

@@ -14,11 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-import duckdb
+from typing import TYPE_CHECKING
 
 from .engines import as_engine
 from .engines.base import quote
 from .errors import SqlanonError
+
+if TYPE_CHECKING:  # annotations only: `sqlanon --help` does not import DuckDB
+    import duckdb
 
 _PROJECT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 #: DuckDB's integer and floating-point type names, as table_columns reports them

@@ -194,3 +194,18 @@ def migrate(con: duckdb.DuckDBPyConnection, project: str) -> list[str]:
                                "read-write; nothing was changed") from exc
         raise
     return moved
+
+
+def projects(con) -> list[str]:
+    """The release projects in ``con``'s database: every ``P`` with a ledger
+    ``sqlanon_private.P__ledger`` or a membership table
+    ``sqlanon_private.P_membership`` (sorted, lower case as DuckDB resolves them)."""
+    found = set()
+    for schema, name in as_engine(con).schema_relations():
+        if schema.lower() != PRIVATE_SCHEMA:
+            continue
+        for key in ("ledger", "mem"):
+            suffix = PRIVATE[key]
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                found.add(name[: -len(suffix)].lower())
+    return sorted(found)

@@ -56,7 +56,9 @@ _RUNNING_LOCK = threading.Lock()
 
 @dataclass(frozen=True)
 class ReleaseResult:
-    """What one release did. ``published`` counts rows incl. counterfeits;
+    """What one release did. ``published`` counts the published rows: real rows
+    (persons) plus ``counterfeits`` - the words of :meth:`line`, the ledger, the
+    report and the demo;
     ``held`` = source rows not in this release (eligibility deletions and
     updated/re-inserted persons no consistent group could take); ``ncp`` in %.
     Anatomy models: ``held`` = |HD| (rows published with their previous tuple,
@@ -92,8 +94,10 @@ class ReleaseResult:
             extra = f"{self.suppressed:>4} suppressed | "
         if self.exposed:
             extra += f"EXPOSED {self.exposed} | "
-        return (f"release {self.release:>3}: {self.published - self.counterfeits:>6} rows in {self.groups:>5} groups, "
-                f"{self.counterfeits:>4} counterfeits, {self.held:>4} held | survivors {self.survivors}, "
+        # one vocabulary with the ledger, the report and the demo: published rows = real rows + counterfeits
+        return (f"release {self.release:>3}: {self.published:>6} published rows ({self.published - self.counterfeits} "
+                f"real, {self.counterfeits} counterfeits) in {self.groups:>5} groups, {self.held:>4} held | "
+                f"survivors {self.survivors}, "
                 f"new {self.new}, deleted {self.deleted}, reinserted {self.reinserted}, updated {self.updated} | "
                 f"{extra}NCP {self.ncp:.1f}% | {self.seconds:.2f} s"
                 + (" | unsafe baseline" if self.unsafe_baseline else ""))
@@ -256,6 +260,21 @@ class Publisher:
         if not self._exists("ledger"):
             return 0
         return int(self._q(f"SELECT coalesce(max(release), 0) FROM {self.proj.ref('ledger')}")[0][0])
+
+    def source_unchanged(self) -> bool:
+        """Whether the source is as it was at the last release (the same digest
+        and row count behind the ledger's fingerprint): the next release would
+        publish the same rows again. False before the first release. Reads only."""
+        if not self._exists("ledger") or not self._exists("secret"):
+            return False
+        qi = ", ".join(quote(c) for c in self.qi)
+        try:
+            digest, rows = self._q(f"SELECT coalesce(bit_xor(hash({quote(self.id)}, {quote(self.sa)}, {qi})), 0), "
+                                   f"count({quote(self.id)}) FROM {self._src()}")[0]
+        except self.engine.Error:  # no such source or column: the release says what is wrong
+            return False
+        last = self._q(f"SELECT fingerprint FROM {self.proj.ref('ledger')} ORDER BY release DESC LIMIT 1")
+        return bool(last) and self._q(f"SELECT {self._fingerprint()}", [digest, rows])[0][0] == last[0][0]
 
     # -------------------------------------------------------------- validation
     def _validate(self) -> dict[str, str]:

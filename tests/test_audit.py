@@ -255,7 +255,7 @@ def test_cli_audit(tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "sqlanon.cli", "audit", str(db), "nope", "--m", "2"], capture_output=True, text=True
     )
-    assert run.returncode == 2 and "sqlanon_private.nope_membership" in run.stderr
+    assert run.returncode == 2 and "no project 'nope'" in run.stderr and "its projects: fig1" in run.stderr
 
 
 def test_macros_run_in_the_duckdb_cli(tmp_path, duckdb_shell):

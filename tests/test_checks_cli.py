@@ -28,7 +28,7 @@ def test_check_report(tmp_path):
     assert lines["k"] == "2" and lines["distinct_l"] == "1" and lines["m_eligibility_max_m"] == "1"
     assert lines["m_uniqueness_violating_groups"] == "1"
     # re-identification risk (prosecutor): two classes of 2 rows, risk 1/2 each: every record (share 1.0) above 0.2
-    assert lines["prosecutor_highest_risk"] == "0.5" and lines["prosecutor_records_at_risk"] == "1.0"
+    assert lines["prosecutor_highest_risk"] == "50.00%" and lines["prosecutor_records_at_risk"] == "100.00%"
 
 
 def test_check_bad_column(tmp_path):

@@ -39,7 +39,7 @@ def test_release_and_status(tmp_path):
     r = run(main, ["status", str(db), "p"])
     assert r.exit_code == 0 and r.output.count("\n") == 3
     r = run(main, ["status", str(db), "nope"])
-    assert r.exit_code != 0 and "no releases" in r.output
+    assert r.exit_code != 0 and "no project 'nope'" in r.output and "its projects: p" in r.output
 
 
 def test_release_dynamic_anatomy_model(tmp_path):

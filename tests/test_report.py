@@ -419,8 +419,8 @@ def test_report_bad_input_leaves_no_file(ward_db, tmp_path):
     path, _ = ward_db
     out = tmp_path / "r.html"
     res = _cli("report", path, "nope", "--out", out)
-    assert res.returncode == 2 and "has no ledger" in res.stderr and not out.exists()
-    assert "(sqlanon_private.nope__ledger)" in res.stderr  # the table's real name (private schema)
+    assert res.returncode == 2 and "no project 'nope'" in res.stderr and not out.exists()
+    assert "sqlanon_private.nope__ledger" in res.stderr  # the table's real name (private schema)
     res = _cli("report", path, "ward", "--out", tmp_path / "missing" / "r.html")
     assert res.returncode == 2 and "cannot write the report" in res.stderr
     res = _cli("report", path, "ward")

@@ -26,7 +26,6 @@ pytestmark = pytest.mark.slow  # about 15 s: 18 releases, 6 audits, 3 anonymizat
 # functions, TEMPORARY VIEWs that later statements INSERT into or UPDATE, casts
 # Spark lacks). The engine macros in sql/_lib/ are where these get a Spark form.
 SPARK_GAPS = {
-    "_audit/qi_linking.sql.j2": {"list_", "reparse"},
     "_gate/gate.sql.j2": {"128-bit"},
     "_gate/presence.sql.j2": {"128-bit"},
     "_slicing/phi.sql.j2": set(),
