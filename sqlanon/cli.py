@@ -240,8 +240,12 @@ def _audit_m(stored: int | None, given: int | None, what_if: bool, project: str)
 @click.option("--source-file", type=click.Path(exists=True, dir_okay=False),
               help="--engine spark: a Parquet or CSV file (with a header) loaded into the warehouse as table "
               "--source first (the source as it is now).")
+@click.option("--allow-shared", "allow_shared", multiple=True, metavar="PROJECT",
+              help="Release even though the source holds persons that PROJECT (another project of this database, "
+              "or a dropped one) released: an adversary holding both projects' releases may narrow them "
+              "(docs/threat_model.md); recorded in the ledger. Repeat for several projects.")
 def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output, seed, templates_dir,
-                as_json, engine, master, source_file) -> None:
+                as_json, engine, master, source_file, allow_shared) -> None:
     """Make the next release of PROJECT from its source table in DB (m-invariant
     by default; --model anatomy / dynamic-anatomy with --l for seed 004's models).
     With --engine spark, DB is the Spark warehouse folder."""
@@ -266,7 +270,7 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
         params = {"m": m, "l": l, **_model_params(spec, extra)}
         if Project(project).exists(con, "ledger"):
             pub = Publisher.open(con, project, templates_dir=templates_dir, source=source, id=id_col, qi=qi_list,
-                                 sa=sa, model=model, output=output, seed=seed, **params)
+                                 sa=sa, model=model, output=output, seed=seed, allow_shared=allow_shared, **params)
         else:
             given = [v for n in (spec.parameter, *spec.parameters[0].aliases) if (v := params.get(n)) is not None]
             param = (f"--{spec.parameter}", given[0] if given else None)
@@ -279,7 +283,8 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
                             f"--{spec.parameter}: give --{spec.parameter} {l}, or --model dynamic-anatomy)")
                 raise SqlanonError(f"the first release of project {project!r} needs {', '.join(missing)}{hint}")
             pub = Publisher(con, project, source=source, id=id_col, qi=qi_list, sa=sa, model=spec.name,
-                            output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir, **params)
+                            output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir,
+                            allow_shared=allow_shared, **params)
         result = pub.release()
         if as_json:
             import dataclasses
@@ -533,6 +538,34 @@ def migrate_cmd(project, db) -> None:
         con.close()
     click.echo(f"moved {len(moved)} private tables of project {project!r} into schema sqlanon_private"
                if moved else f"nothing to migrate: project {project!r} has no private tables in the main schema")
+
+
+@main.command("purge")
+@click.argument("project")
+@click.option("--db", required=True, type=click.Path(exists=True, dir_okay=False), help="Database file.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def purge_cmd(project, db, yes) -> None:
+    """Forget PROJECT for good: drop its tables (published and private) and the
+    database's record of the persons it released, which releases of other
+    projects over the same persons are checked against (docs/threat_model.md,
+    "Projects that share persons"). Copies of its releases exported or copied
+    out of the database are not reached."""
+    from .errors import SqlanonError
+    from .project import purge
+
+    warning = (f"copies of project {project!r}'s releases that were exported or copied out of {db!r} stay with "
+               "whoever holds them: releasing the same persons in a new project lets them compare both")
+    if not yes:
+        click.confirm(f"purge project {project!r}? {warning}. Continue", abort=True, err=True)
+    con = _connect(db)
+    try:
+        done = purge(con, project)
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    finally:
+        con.close()
+    click.echo(f"purged project {project!r}: dropped {len(done['tables'])} tables, forgot {done['persons']} "
+               f"recorded persons; {warning}")
 
 
 @main.command("demo")
