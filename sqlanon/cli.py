@@ -89,18 +89,29 @@ def _connect(db: str | None, *, read_only: bool = False):
 
     from .install import connect
 
+    from .errors import SqlanonError
+
     try:
         return connect(db, read_only=read_only)
     except duckdb.Error as exc:
         raise _open_error(db, exc) from exc
+    except SqlanonError as exc:  # a CSV or Parquet file given as the database
+        raise _bad(str(exc)) from exc
 
 
 def _attach(con, db: str, alias: str) -> None:
     """Attach ``db`` read-only as ``alias`` and read from it first."""
     import duckdb
 
+    from .errors import SqlanonError
+    from .install import require_database_file
+
     try:
+        require_database_file(db)
         con.execute(f"ATTACH ? AS {alias} (READ_ONLY)", [db])
+    except SqlanonError as exc:
+        con.close()
+        raise _bad(str(exc)) from exc
     except duckdb.Error as exc:
         con.close()
         raise _open_error(db, exc) from exc

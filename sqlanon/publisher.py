@@ -30,7 +30,7 @@ import duckdb
 from . import __version__, templates
 from .engine import as_engine
 from .errors import SqlanonError
-from .ident import FLOAT_TYPES, INTEGER_TYPES, quote
+from .ident import FLOAT_TYPES, INTEGER_TYPES, quote, require_not_file
 from .models import MODELS, OUTPUTS
 from .project import PRIVATE_SCHEMA, Project, shared_refs
 
@@ -185,9 +185,11 @@ class Publisher:
             raise SqlanonError(f"seed must be a non-negative integer, got {seed!r}")
         self.model, self.output, self.seed = model, output, seed
         # projects whose persons this release may share (an explicit override, recorded in the ledger)
-        allow_shared = [allow_shared] if isinstance(allow_shared, str) else list(allow_shared or ())
-        if not all(isinstance(a, str) for a in allow_shared):
-            raise SqlanonError(f"allow_shared takes project names, got {allow_shared!r}")
+        # (True: any project, e.g. experiments comparing models on one data set)
+        if allow_shared is not True:
+            allow_shared = [allow_shared] if isinstance(allow_shared, str) else list(allow_shared or ())
+            if not all(isinstance(a, str) for a in allow_shared):
+                raise SqlanonError(f"allow_shared takes project names (or True: any project), got {allow_shared!r}")
         self.allow_shared = allow_shared
         self.m = self.values[self.spec.parameter]  # the privacy parameter: m, or l for the anatomy models
         if not self.qi:
@@ -265,6 +267,7 @@ class Publisher:
             raise SqlanonError(f"project {self.project!r} differs only in case from existing project {spelled!r} "
                                "(DuckDB table names are case-insensitive, so they would be one set of tables); use "
                                f"{spelled!r} to continue it, or another name for a new project; nothing was written")
+        require_not_file(self.engine, self.source)
         cols = self.engine.columns(self.source)
         for role, names in (("id column", [self.id]), ("SA column", [self.sa]), ("QI column", self.qi)):
             for c in names:
@@ -564,7 +567,7 @@ class Publisher:
         release's persons new to the project, as keyed digests, against the ones
         every other project of the database (dropped ones included, until purged)
         had. A model that refuses unsafe releases refuses one that shares persons
-        with a project not named in ``allow_shared``: an adversary holding both
+        with a project not named in ``allow_shared`` (True: any): an adversary holding both
         projects' releases intersects them, and the gate sees only this project's.
         Records the digests; returns what is shared (JSON, for the ledger) or None."""
         ctx = ctx | {"R": shared_refs()}
@@ -572,8 +575,8 @@ class Publisher:
         rows: list[tuple] = []
         for stmt in templates.render(self.env, _SHARED[0], ctx, vary=self.proj.placeholders()):
             rows = self._execute(_SHARED[0], stmt, params)
-        allowed = {a.lower() for a in self.allow_shared}
-        refused = [(p, inst, n) for p, inst, n in rows if p.lower() not in allowed]
+        allowed = None if self.allow_shared is True else {a.lower() for a in self.allow_shared}
+        refused = [(p, inst, n) for p, inst, n in rows if allowed is not None and p.lower() not in allowed]
         if refused and self.spec.refuses(self.values):
             raise SqlanonError(self._shared_message(r, refused))
         for stmt in templates.render(self.env, _SHARED[1], ctx, vary=self.proj.placeholders()):
