@@ -53,7 +53,7 @@ def base(con) -> int:
 
 def publish(con, project, model, l, qi=QI, seed=0):
     return Publisher(con, project, source="src", id="id", qi=list(qi), sa="capital_loss", model=model, l=l,
-                     seed=seed).release()
+                     seed=seed, allow_shared=True).release()  # independent experiments over the same persons (issue 33)
 
 
 def start(con, n=1000, seed=1):

@@ -48,7 +48,8 @@ def run(con, model: str, sa: str, m: int, output: str, seed: int) -> dict:
     for ref in Project(project).refs().values():  # the last setting's tables, published and private
         con.execute(f"DROP TABLE IF EXISTS {ref}")
     kw = {"l": m} if model != "m-invariance" else {"m": m, "output": output}
-    pub = sqlanon.Publisher(con, project, source="src", id="id", qi=QI, sa=sa, model=model, seed=seed, **kw)
+    pub = sqlanon.Publisher(con, project, source="src", id="id", qi=QI, sa=sa, model=model, seed=seed,
+                            allow_shared=True, **kw)  # independent experiments over the same persons (issue 33)
     sources, rows = [], []
     for df in h:
         con.register("sqlanon_bench_df", df)

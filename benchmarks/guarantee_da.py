@@ -87,7 +87,7 @@ def run(con, project, model, hist, templates_dir=None):
         rows = [(i, *t) for i, t in sorted(cur.items())]
         con.executemany(f"INSERT INTO src (id, {', '.join(QI)}, {SA}) VALUES (?, ?, ?, ?, ?, ?)", rows)
         r = Publisher(con, project, source="src", id="id", qi=QI, sa=SA, model=model, l=L, seed=1,
-                      templates_dir=templates_dir).release()
+                      templates_dir=templates_dir, allow_shared=True).release()  # independent experiments over the same persons (issue 33)
         sources.append(rows)
         stats.append({"held": r.held, "suppressed": r.suppressed, "dl": r.dl, "seconds": round(r.seconds, 3)})
     qit, st, presence, suppressed = read_history(con, project, sources, QI, SA)

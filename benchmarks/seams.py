@@ -61,7 +61,8 @@ def order_by():
 def release(i, kind):
     kw = dict(m=5, output="generalized") if kind == "minv" else dict(model="anatomy", l=5)
     t = time.perf_counter()
-    r = sqlanon.Publisher(con, f"{kind}{i}", source="adult", id="id", qi=QI, sa="occupation", **kw).release()
+    r = sqlanon.Publisher(con, f"{kind}{i}", source="adult", id="id", qi=QI, sa="occupation", allow_shared=True,
+                          **kw).release()  # independent experiments over the same persons (issue 33)
     return time.perf_counter() - t, r.published - r.counterfeits, r.groups
 
 out = {"file": sqlanon.__file__, "minv": [], "static": []}

@@ -54,13 +54,13 @@ def digests(con) -> dict:
                         "schema_name, table_name FROM duckdb_tables() WHERE (schema_name = 'main' AND table_name "
                         "LIKE 'sqlanon%') OR schema_name = 'sqlanon_private' ORDER BY 1").fetchall()
     for t, schema, name in names:
-        if t.endswith("__secret"):
-            continue
+        if t.endswith("__secret") or t in ("sqlanon__persons", "sqlanon__persons_key"):
+            continue  # keyed by a random key (the shared persons' digests: sql/_shared/)
         rel = f'"{schema}"."{name}"'
         cols = [r[0] for r in con.execute(f"DESCRIBE {rel}").fetchall()]
         if t.endswith("__ledger"):  # timing, the keyed fingerprint and provenance (package version, template hashes)
             cols = [c for c in cols if c not in ("made_at", "seconds", "fingerprint", "sqlanon_version",
-                                                 "template_sha256", "template_overrides")]
+                                                 "template_sha256", "template_overrides", "shared_persons")]
         rows = con.execute(f"SELECT {', '.join(chr(34) + c + chr(34) for c in cols)} FROM {rel}").fetchall()
         rs = sorted(repr(r) for r in rows)
         if t.endswith("__chains"):

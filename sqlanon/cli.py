@@ -73,7 +73,7 @@ def _connect(db: str | None, *, read_only: bool = False):
 
     try:
         return connect(db, read_only=read_only)
-    except SqlanonError as exc:
+    except SqlanonError as exc:  # LockHeld, CannotOpen, or a CSV or Parquet file given as the database
         raise _bad(str(exc)) from exc
 
 
@@ -81,8 +81,10 @@ def _attach(con, db: str, alias: str) -> None:
     """Attach ``db`` read-only as ``alias`` and read from it first."""
     from .engines.duckdb import attach
     from .errors import SqlanonError
+    from .install import require_database_file
 
     try:
+        require_database_file(db)
         attach(con, db, alias)
     except SqlanonError as exc:
         con.close()
@@ -251,8 +253,12 @@ _DRY_HELP = ("Show what the release would do (its counts, as `run` prints them) 
               "--source first (the source as it is now).")
 @click.option("--skip-unchanged", is_flag=True, help=_SKIP_HELP)
 @click.option("--dry-run", is_flag=True, help=_DRY_HELP)
+@click.option("--allow-shared", "allow_shared", multiple=True, metavar="PROJECT",
+              help="Release even though the source holds persons that PROJECT (another project of this database, "
+              "or a dropped one) released: an adversary holding both projects' releases may narrow them "
+              "(docs/threat_model.md); recorded in the ledger. Repeat for several projects.")
 def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output, seed, templates_dir,
-                as_json, engine, master, source_file, skip_unchanged, dry_run) -> None:
+                as_json, engine, master, source_file, skip_unchanged, dry_run, allow_shared) -> None:
     """Make the next release of PROJECT from its source table in DB (m-invariant
     by default; --model anatomy / dynamic-anatomy with --l for seed 004's models).
     With --engine spark, DB is the Spark warehouse folder."""
@@ -279,7 +285,7 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
         params = {"m": m, "l": l, **_model_params(spec, extra)}
         if Project(project).exists(con, "ledger"):
             pub = Publisher.open(con, project, templates_dir=templates_dir, source=source, id=id_col, qi=qi_list,
-                                 sa=sa, model=model, output=output, seed=seed, **params)
+                                 sa=sa, model=model, output=output, seed=seed, allow_shared=allow_shared, **params)
         else:
             given = [v for n in (spec.parameter, *spec.parameters[0].aliases) if (v := params.get(n)) is not None]
             param = (f"--{spec.parameter}", given[0] if given else None)
@@ -292,7 +298,8 @@ def release_cmd(db, project, source, id_col, qi, sa, model, m, l, extra, output,
                             f"--{spec.parameter}: give --{spec.parameter} {l}, or --model dynamic-anatomy)")
                 raise SqlanonError(f"the first release of project {project!r} needs {', '.join(missing)}{hint}")
             pub = Publisher(con, project, source=source, id=id_col, qi=qi_list, sa=sa, model=spec.name,
-                            output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir, **params)
+                            output=output or "anatomy", seed=seed or 0, templates_dir=templates_dir,
+                            allow_shared=allow_shared, **params)
         _release(pub, db, skip_unchanged, dry_run, as_json)
 
 
@@ -613,6 +620,34 @@ def migrate_cmd(project, db) -> None:
         con.close()
     click.echo(f"moved {len(moved)} private tables of project {project!r} into schema sqlanon_private"
                if moved else f"nothing to migrate: project {project!r} has no private tables in the main schema")
+
+
+@main.command("purge")
+@click.argument("project")
+@click.option("--db", required=True, type=click.Path(exists=True, dir_okay=False), help="Database file.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def purge_cmd(project, db, yes) -> None:
+    """Forget PROJECT for good: drop its tables (published and private) and the
+    database's record of the persons it released, which releases of other
+    projects over the same persons are checked against (docs/threat_model.md,
+    "Projects that share persons"). Copies of its releases exported or copied
+    out of the database are not reached."""
+    from .errors import SqlanonError
+    from .project import purge
+
+    warning = (f"copies of project {project!r}'s releases that were exported or copied out of {db!r} stay with "
+               "whoever holds them: releasing the same persons in a new project lets them compare both")
+    if not yes:
+        click.confirm(f"purge project {project!r}? {warning}. Continue", abort=True, err=True)
+    con = _connect(db)
+    try:
+        done = purge(con, project)
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    finally:
+        con.close()
+    click.echo(f"purged project {project!r}: dropped {len(done['tables'])} tables, forgot {done['persons']} "
+               f"recorded persons; {warning}")
 
 
 @main.command("demo")

@@ -38,7 +38,7 @@ from . import __version__
 from .engines import DuckDBEngine
 from .errors import SqlanonError
 from .ident import quote
-from .project import Project
+from .project import Project, shared_refs
 
 _DUCKDB = Dialect.get_or_raise("duckdb")
 _WRITES = {TokenType.CREATE, TokenType.INSERT, TokenType.UPDATE, TokenType.DELETE, TokenType.DROP, TokenType.ALTER,
@@ -126,7 +126,8 @@ class _Recorder:
     into a ROLLBACK (everything else goes to the real connection)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, project: Project) -> None:
-        self._con, self._secret = con, project.ref("secret")
+        # the project's secret and the database's key of the shared persons' digests (sql/_shared/)
+        self._con, self._secret, self._key = con, project.ref("secret"), shared_refs()["key"]
         self.statements: list[str] = []
         self.committed = False
 
@@ -138,7 +139,8 @@ class _Recorder:
             return self._con.execute("ROLLBACK")
         result = self._con.execute(sql) if params is None else self._con.execute(sql, params)
         if _kind(text) != "read":
-            special = {"key": _SECRET_SQL} if self._secret in text and isinstance(params, dict) else None
+            special = ({"key": _SECRET_SQL, "persons_key": _SECRET_SQL}
+                       if (self._secret in text or self._key in text) and isinstance(params, dict) else None)
             stmt = inline(text, params, special)
             self.statements.append(stmt if stmt.endswith(";") else stmt + ";")
         return result

@@ -14,6 +14,7 @@ timings aside).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
@@ -26,7 +27,7 @@ from .errors import SqlanonError
 from .ident import quote
 from .install import connect
 from .histories import snapshot
-from .project import Project
+from .project import PRIVATE_SCHEMA, SHARED, Project, purge
 from .publisher import Publisher
 
 QI = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
@@ -52,9 +53,11 @@ def run(db: str | Path = "sqlanon_demo.duckdb", *, releases: int = 6, m: int = 5
     try:
         p = Project(PROJECT)
         # (schema, name) of every table the demo owns: the project's private ones are in sqlanon_private
+        # (and the database's record of shared persons: sqlanon.project.SHARED)
         mine = {f"{s or 'main'}.{n}".lower()
-                for s, n in [(None, POOL), (None, NOW), *map(p.place, p.tables())]}
-        own = [quote(POOL), quote(NOW), *p.refs().values()]
+                for s, n in [(None, POOL), (None, NOW), *map(p.place, p.tables()),
+                             *((PRIVATE_SCHEMA, t) for t in SHARED.values())]}
+        own = [quote(POOL), quote(NOW)]
         others = sum(f"{s}.{n}".lower() not in mine for s, n in as_engine(con).schema_relations())
         if others and not force:
             raise SqlanonError(f"database file {str(db)!r} holds {others} tables or views that are not the demo's; "
@@ -63,6 +66,8 @@ def run(db: str | Path = "sqlanon_demo.duckdb", *, releases: int = 6, m: int = 5
         with as_engine(con).transaction() as eng:
             for t in own:
                 eng.execute(f"DROP TABLE IF EXISTS {t}")
+        with contextlib.suppress(SqlanonError):  # an earlier demo's project: its tables and recorded persons
+            purge(con, PROJECT)
         load_adult(con, POOL, part="both", complete=True)
         echo(f"sqlanon demo: {db} | Adult (adult.data + adult.test, complete rows) | QI {', '.join(QI)} | "
              f"SA {SA} | m = {m} | {releases} releases")

@@ -50,7 +50,25 @@ def table_columns(con, table: str) -> dict[str, str]:
     ``schema.table``) in ``con`` (a connection or an engine, see
     :meth:`sqlanon.engines.duckdb.DuckDBEngine.columns`). Raises SqlanonError naming
     the table if it is missing."""
+    require_not_file(con, table)
     return as_engine(con).columns(table)
+
+
+def require_not_file(con, table: str) -> None:
+    """Refuse a table name that is not in the database but names a file
+    (``patients.csv``): DuckDB would read the file in its place (a replacement
+    scan), in one statement but not in another (issue 33). Load it first."""
+    import os
+
+    if not os.path.isfile(table):
+        return
+    eng = as_engine(con)
+    schema, _, name = table.rpartition(".")
+    if eng.exists(table, temporary=True) or (schema and eng.exists(name, schema=schema)):
+        return
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(table))[0]) or "t"
+    raise SqlanonError(f"{table!r} is a file, not a table of the database; load it as a table first, e.g. CREATE "
+                       f"TABLE {stem} AS FROM '{table}' (DuckDB shell or Python), and give that table's name")
 
 
 def _exists(con, table: str) -> bool:

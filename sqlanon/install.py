@@ -118,6 +118,8 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     opened :class:`sqlanon.errors.CannotOpen` (both SqlanonErrors naming the
     file and what to do)."""
     config = {"storage_compatibility_version": storage_version} if storage_version and path is not None else {}
+    if path is not None:
+        require_database_file(path)
     con = open_database(path, read_only=read_only, config=config)
     try:
         install(con)
@@ -125,6 +127,26 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
         con.close()
         raise
     return con
+
+
+def require_database_file(path: str | Path) -> None:
+    """Refuse an existing file that is not a DuckDB database (issue 33): DuckDB
+    opens a CSV or Parquet file given as a database as a temporary view of it,
+    so a release "made" there is printed and kept nowhere. A DuckDB file has
+    the magic ``DUCK`` at byte 8; an empty or missing file is a new database."""
+    from .errors import SqlanonError
+
+    p = Path(path)
+    if not p.is_file() or p.stat().st_size == 0:
+        return
+    with p.open("rb") as f:
+        head = f.read(12)
+    if head[8:12] != b"DUCK":
+        stem = re.sub(r"\W", "_", p.stem) or "t"
+        raise SqlanonError(
+            f"{str(path)!r} is not a DuckDB database file{' (a ' + p.suffix[1:].upper() + ' file?)' if p.suffix else ''}; "
+            "give a DuckDB database, and load the file into it as a table first, e.g. duckdb DB.duckdb "
+            f"\"CREATE TABLE {stem} AS FROM '{p.name}'\"; nothing was written")
 
 
 def file_storage_version(con: duckdb.DuckDBPyConnection) -> str | None:

@@ -20,9 +20,10 @@ schema as ``sqlanon_<P>_membership`` and ``sqlanon_<P>__<x>``: every lookup
 (:meth:`Project.exists`) refuses such a project with an error that says to run
 ``sqlanon migrate``, which moves them (:func:`migrate`, one transaction).
 
-DuckDB resolves table names case-insensitively, so projects ``ward`` and
-``WARD`` are one project (one set of tables): :meth:`Project.exists` looks
-names up the same way.
+DuckDB resolves table names case-insensitively, so ``ward`` and ``WARD``
+would be one set of tables: :meth:`Project.exists` looks names up the same
+way, and a release under a name that differs only in case from an existing
+project is refused, naming it (:meth:`Project.spelling`, docs/contracts.md).
 
 >>> p = Project("ward")
 >>> p.table("qit"), p.table("ledger"), p.temp("pool")
@@ -59,6 +60,16 @@ PRIVATE = {
     "held": "__held", "gone": "__gone", "persons": "__persons", "secret": "__secret", "lock": "__lock",
     "vals": "__values",
 }
+#: the database's record of the persons every project has had (issue 33 item 3,
+#: sql/_shared/): one table for all projects, named with a leading ``_`` so that no
+#: project's table (a project name starts with a letter) can take its name; it
+#: outlives a project's tables until :func:`purge`
+SHARED = {"persons": "_persons", "key": "_persons_key"}
+
+
+def shared_refs() -> dict[str, str]:
+    """The shared tables as written in SQL (for templates' ``R``)."""
+    return {"schema": quote(PRIVATE_SCHEMA), **{k: f"{quote(PRIVATE_SCHEMA)}.{quote(v)}" for k, v in SHARED.items()}}
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,12 @@ class Project:
         return {f"sqlanon_{self.name}_": "sqlanon_\x00_", f"sqlanon__{self.name}_": "sqlanon__\x00_",
                 f'"{PRIVATE_SCHEMA}"."{self.name}_': f'"{PRIVATE_SCHEMA}"."\x00_'}
 
+    def spelling(self, con) -> str | None:
+        """The name of the existing project whose tables this one's would be
+        (its ledger's name as the catalog spells it, any case), or None."""
+        found = self.locate(con, "ledger")
+        return None if found is None else found[2][: -len(PRIVATE["ledger"])]
+
     def locate(self, con, key: str) -> tuple[str, str, str] | None:
         """(database, schema, name) of table ``key`` as the catalog of ``con``
         spells it, or None."""
@@ -209,3 +226,46 @@ def projects(con) -> list[str]:
             if name.lower().endswith(suffix) and len(name) > len(suffix):
                 found.add(name[: -len(suffix)].lower())
     return sorted(found)
+
+
+def purge(con, project: str) -> dict:
+    """Forget project ``project`` (any case) for good, in one transaction: drop its
+    tables (published and private) that are still there and delete the record of
+    the persons it had (``sqlanon_private._persons``, every instance of that
+    name), which a release of another project over the same persons is checked
+    against (docs/threat_model.md, "Projects that share persons"). Copies of its
+    releases that were exported or copied out of the database are not reached:
+    whoever holds them can still compare them with a new project's releases.
+    Returns ``{"tables": [...dropped], "persons": forgotten digests}``."""
+    p = Project(project)
+    eng = as_engine(con)
+    try:
+        eng.begin()
+    except EngineError as exc:
+        raise SqlanonError(f"cannot purge project {project!r}: this connection has an open transaction; commit "
+                           "or roll it back first") from exc
+    try:
+        if p.legacy_tables(eng):
+            raise p.legacy_error()
+        dropped = []
+        for key in (*PUBLIC, *PRIVATE):
+            found = p.locate(eng, key)
+            if found is not None:
+                eng.execute(f"DROP TABLE {quote(found[0])}.{quote(found[1])}.{quote(found[2])}")
+                dropped.append(found[2] if key in PUBLIC else f"{found[1]}.{found[2]}")
+        forgotten = 0
+        if eng.exists(SHARED["persons"], schema=PRIVATE_SCHEMA):
+            ref = shared_refs()["persons"]
+            forgotten = eng.fetch(f"SELECT count(*) FROM {ref} WHERE lower(project) = lower(?)", [project])[0][0]
+            eng.execute(f"DELETE FROM {ref} WHERE lower(project) = lower(?)", [project])
+        if not dropped and not forgotten:
+            raise SqlanonError(f"no project {project!r} in this database (no tables, no recorded persons); "
+                               "nothing was changed")
+        eng.commit()
+    except BaseException as exc:
+        eng.rollback()
+        if isinstance(eng.typed(exc), ReadOnly):
+            raise SqlanonError(f"cannot purge project {project!r}: the database is open read-only; open it "
+                               "read-write; nothing was changed") from exc
+        raise
+    return {"tables": dropped, "persons": int(forgotten)}

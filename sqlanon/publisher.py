@@ -30,16 +30,18 @@ import duckdb
 from . import __version__, templates
 from .engines import as_engine
 from .errors import Conflict, ReadOnly, SqlanonError
-from .ident import FLOAT_TYPES, INTEGER_TYPES, quote
+from .ident import FLOAT_TYPES, INTEGER_TYPES, quote, require_not_file
 from .models import MODELS, OUTPUTS
-from .project import PRIVATE_SCHEMA, Project
+from .project import PRIVATE_SCHEMA, Project, shared_refs
 
 MAX_SA_VALUES = 128
 QI_RESERVED = ("release", "group_id", "is_counterfeit")
 SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
 # the release gate's templates, temporary tables and view (sql/_gate/); a model adds its own
 _GATE = ("_gate/presence.sql.j2", "_gate/gate.sql.j2")
-_TEMPS = ("gdiff", "gnew")
+_TEMPS = ("gdiff", "gnew", "pnew")
+# the persons this project shares with other projects (issue 33 item 3)
+_SHARED = ("_shared/persons.sql.j2", "_shared/record.sql.j2")
 # A source smaller than this runs its release on one DuckDB thread (a release
 # starts on one and _validate gives a larger source the threads back): DuckDB
 # splits scans by row groups of 122,880 rows, so a source of fewer than two
@@ -175,7 +177,7 @@ class Publisher:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, project: str, *, source: str, id: str, qi, sa: str,
                  model: str = "m-invariance", output: str = "anatomy", seed: int = 0, templates_dir=None,
-                 **params) -> None:
+                 allow_shared=(), **params) -> None:
         self.engine = as_engine(con)  # a duckdb connection is wrapped (sqlanon.engine)
         self.con = getattr(self.engine, "con", con)
         self.proj = Project(project)
@@ -193,6 +195,13 @@ class Publisher:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise SqlanonError(f"seed must be a non-negative integer, got {seed!r}")
         self.model, self.output, self.seed = model, output, seed
+        # projects whose persons this release may share (an explicit override, recorded in the ledger)
+        # (True: any project, e.g. experiments comparing models on one data set)
+        if allow_shared is not True:
+            allow_shared = [allow_shared] if isinstance(allow_shared, str) else list(allow_shared or ())
+            if not all(isinstance(a, str) for a in allow_shared):
+                raise SqlanonError(f"allow_shared takes project names (or True: any project), got {allow_shared!r}")
+        self.allow_shared = allow_shared
         self.m = self.values[self.spec.parameter]  # the privacy parameter: m, or l for the anatomy models
         if not self.qi:
             raise SqlanonError(f"the QI column list of project {project!r} is empty; name at least one quasi-identifier")
@@ -278,6 +287,13 @@ class Publisher:
 
     # -------------------------------------------------------------- validation
     def _validate(self) -> dict[str, str]:
+        # DuckDB names are case-insensitive: 'Ward' would write into project 'ward''s tables
+        spelled = self.proj.spelling(self.engine) if self._exists("ledger") else None
+        if spelled is not None and spelled != self.project:
+            raise SqlanonError(f"project {self.project!r} differs only in case from existing project {spelled!r} "
+                               "(DuckDB table names are case-insensitive, so they would be one set of tables); use "
+                               f"{spelled!r} to continue it, or another name for a new project; nothing was written")
+        require_not_file(self.engine, self.source)
         cols = self.engine.columns(self.source)
         for role, names in (("id column", [self.id]), ("SA column", [self.sa]), ("QI column", self.qi)):
             for c in names:
@@ -301,8 +317,12 @@ class Publisher:
         # the distinct SA values by a grouping of their own: a count(DISTINCT) in
         # the scan above made DuckDB run all of it through a materialized CTE
         # (Adult: 8.3 ms against 5.1 + 1.5)
-        l, top = self._q(f"SELECT count(*), coalesce(max(c), 0) FROM (SELECT count(*) AS c FROM {src} "
-                         f"WHERE {s} IS NOT NULL GROUP BY {s})")[0]
+        # (a VARCHAR SA: values that DuckDB compares equal but spells differently, a collation)
+        text = cols[self.sa].upper() == "VARCHAR"
+        l, top, spelled = self._q(
+            f"SELECT count(*), coalesce(max(c), 0), {'count(*) FILTER (WHERE lo <> hi)' if text else '0'} FROM "
+            f"(SELECT count(*) AS c{f', min(encode({s})) AS lo, max(encode({s})) AS hi' if text else ''} FROM {src} "
+            f"WHERE {s} IS NOT NULL GROUP BY {s})")[0]
         self._rows = n
         # duplicate ids: integer ids in a range of at most max(64 n, 2^24) values set
         # one bit each in a bitmap (bitstring_agg; 10M ids: 0.04 s), else
@@ -322,6 +342,12 @@ class Publisher:
         if null_sa:
             raise SqlanonError(f"source {self.source!r} has {null_sa} rows with a NULL in SA column {self.sa!r}; "
                                "fill or drop such rows before releasing")
+        if spelled:
+            raise SqlanonError(f"SA column {self.sa!r} of {self.source!r} has {spelled} value"
+                               f"{'s' if spelled != 1 else ''} that DuckDB compares equal to other spellings (a collation such as NOCASE on the column, or the "
+                               "database's default_collation), which the published tables would show as different "
+                               "values; release a view with one spelling per value, e.g. CREATE VIEW v AS SELECT * "
+                               f"REPLACE (lower({quote(self.sa)}) AS {quote(self.sa)}) FROM {src}")
         for c, bad in zip(floats, nonfinite):
             if bad:
                 raise SqlanonError(f"source {self.source!r} has {bad} rows with NaN or an infinity in QI column {c!r}; "
@@ -330,6 +356,14 @@ class Publisher:
         # anatomy models: after the first release too few values only means suppression
         if l < self.m and (self.spec.signatures or not self._exists("ledger")):
             k = self.spec.parameter
+            if n == 0:
+                raise SqlanonError(f"source {self.source!r} is empty: a release needs persons, at least {k} = "
+                                   f"{self.m} of them with {self.m} distinct values of SA column {self.sa!r}; fill "
+                                   "it (or name the right table) and release again")
+            if l < 2:
+                raise SqlanonError(f"source {self.source!r} has {n} rows but only {l} distinct value of SA column "
+                                   f"{self.sa!r}: {k} = {self.m} needs at least {self.m} distinct values (and {k} is "
+                                   "at least 2); add persons with other values, or choose another SA column")
             raise SqlanonError(f"{k} = {self.m} is above the {l} distinct values of SA column {self.sa!r} in "
                                f"{self.source!r}; choose {k} <= {l}")
         # (the values of the earlier releases' signatures join the count in step
@@ -471,7 +505,7 @@ class Publisher:
         # ledgers made before the anatomy models, the release gate and the
         # provenance columns (package version, template hashes) lack the last columns
         added = (("suppressed", "BIGINT"), ("dl", "BIGINT"), ("exposed", "BIGINT"), ("sqlanon_version", "VARCHAR"),
-                 ("template_sha256", "VARCHAR"), ("template_overrides", "VARCHAR"))
+                 ("template_sha256", "VARCHAR"), ("template_overrides", "VARCHAR"), ("shared_persons", "VARCHAR"))
         defs = {
             "qit": f"release INTEGER, group_id BIGINT, {qi_defs}",
             "st": f"release INTEGER, group_id BIGINT, {sa_def}, count BIGINT",
@@ -518,6 +552,8 @@ class Publisher:
             "generalized": self.output == "generalized",
             # the id is an integer: the portable hash reads its value (sql/_lib/hash.sql.j2)
             "id_integer": cols[self.id].upper() in INTEGER_TYPES,
+            # a FLOAT or DOUBLE SA: -0.0 and NaN's spellings canonicalised (sql/_lib/values.sql.j2)
+            "sa_float": cols[self.sa].upper() in FLOAT_TYPES,
             **dict(self.spec.context),
         }
 
@@ -557,6 +593,56 @@ class Publisher:
                 f"nothing was written. Lower {k}, or release after more of the source has changed "
                 "(docs/threat_model.md)")
         return 0
+
+    def _shared(self, ctx: dict, r: int) -> str | None:
+        """Projects that share persons (issue 33 item 3, sql/_shared/): this
+        release's persons new to the project, as keyed digests, against the ones
+        every other project of the database (dropped ones included, until purged)
+        had. A model that refuses unsafe releases refuses one that shares persons
+        with a project not named in ``allow_shared`` (True: any): an adversary holding both
+        projects' releases intersects them, and the gate sees only this project's.
+        Records the digests; returns what is shared (JSON, for the ledger) or None."""
+        ctx = ctx | {"R": shared_refs()}
+        params = {"release": r, "project": self.project, "persons_key": secrets.token_hex(32)}
+        rows: list[tuple] = []
+        for stmt in templates.render(self.env, _SHARED[0], ctx, vary=self.proj.placeholders()):
+            rows = self._execute(_SHARED[0], stmt, params)
+        allowed = None if self.allow_shared is True else {a.lower() for a in self.allow_shared}
+        refused = [(p, inst, n) for p, inst, n in rows if allowed is not None and p.lower() not in allowed]
+        if refused and self.spec.refuses(self.values):
+            raise SqlanonError(self._shared_message(r, refused))
+        for stmt in templates.render(self.env, _SHARED[1], ctx, vary=self.proj.placeholders()):
+            self._execute(_SHARED[1], stmt, params)
+        return json.dumps({p: int(n) for p, _, n in rows}) if rows else None
+
+    def _shared_message(self, r: int, shared: list[tuple]) -> str:
+        """The refusal of a release that shares persons with other projects:
+        each project named (whether its tables are still there), the counts,
+        and the three ways on (no id, no value)."""
+        md5 = self.env.globals["lib"].md5_60("'instance:' || key")
+        parts, live = [], []
+        for name, instance, n in shared:
+            other = Project(name)
+            now = (self._q(f"SELECT {md5} FROM {other.ref('secret')}")
+                   if name.lower() != self.project.lower() and other.exists(self.engine, "secret") else [])
+            if now and now[0][0] == instance:
+                parts.append(f"{n} with project {name!r}")
+                live.append(name)
+            else:
+                parts.append(f"{n} with {'an earlier' if name.lower() == self.project.lower() else 'a'} project "
+                             f"{name!r} whose tables were dropped (the database remembers its persons)")
+        names = [name for name, _, _ in shared]
+        cont = (f"continue project {live[0]!r} instead of starting this one (release it again with its own "
+                "parameters); " if live else "")
+        return (f"release {r} of project {self.project!r} refused: its source holds persons that other projects of "
+                f"this database have released ({'; '.join(parts)}). An adversary holding both projects' releases "
+                f"intersects them, and this project's release gate sees only its own (docs/threat_model.md, "
+                f"\"Projects that share persons\"); nothing was written. Choose one: {cont}"
+                f"or, if no release of {names[0]!r} was ever given out, purge it: `sqlanon purge {names[0]} --db FILE` "
+                f"(Python: sqlanon.project.purge(con, {names[0]!r})) drops its tables and forgets its persons, but "
+                "copies of its releases exported or copied elsewhere stay with whoever holds them; or accept the risk "
+                f"for these persons: `--allow-shared {names[0]}` (Python: allow_shared=[{names[0]!r}]), recorded in "
+                "this project's ledger (also the way when the same ids are different persons)")
 
     def _result(self, r: int, stats: dict | None, seconds: float, exposed: int) -> ReleaseResult:
         """The release's result from the stats step's named columns."""
@@ -622,6 +708,7 @@ class Publisher:
             existing = {k for k in self.tables if self._exists(k)}
             self._catalog = None
             self._create_tables(cols, existing)
+            shared = self._shared(ctx, r)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid,
                       "sa_name": self.sa,
@@ -647,13 +734,13 @@ class Publisher:
             keys = ("published", "groups", "counterfeits", "survivors", "new", "deleted", "reinserted", "updated",
                     "held", "ncp", "seconds", "suppressed", "dl", "exposed")
             # provenance: the package version and the sha256 of every template this release rendered
-            sha, overridden = templates.hashes(self.env, [*names, *_GATE])
+            sha, overridden = templates.hashes(self.env, [*names, *_GATE, *_SHARED])
             self.engine.execute(
                 f"INSERT INTO {ctx['T']['ledger']} (release, made_at, params, source_schema, fingerprint, "
-                f"{', '.join(keys)}, sqlanon_version, template_sha256, template_overrides) "
-                f"VALUES (?, now()::TIMESTAMP, ?, ?, {self._fingerprint()}, {', '.join('?' for _ in keys)}, ?, ?, ?)",
+                f"{', '.join(keys)}, sqlanon_version, template_sha256, template_overrides, shared_persons) "
+                f"VALUES (?, now()::TIMESTAMP, ?, ?, {self._fingerprint()}, {', '.join('?' for _ in keys)}, ?, ?, ?, ?)",
                 [r, json.dumps(self.params()), json.dumps(cols), self._digest, self._rows, *[d[k] for k in keys],
-                 __version__, json.dumps(sha), json.dumps(overridden)])
+                 __version__, json.dumps(sha), json.dumps(overridden), shared])
             self.engine.drop_temporary([self.proj.temp(k) for k in self.spec.temp_views + _TEMP_VIEWS
                                         + self.spec.temps + _TEMPS])
             self._check_unchanged(r)

@@ -158,13 +158,17 @@ def test_reserved_name_rename_hint_works(con):
 
 # ------------------------------------------------------------------------ misuse
 def test_project_names_are_case_insensitive(released):
-    """'WARD' is project 'ward' (DuckDB resolves table names case-insensitively):
-    it continues that project's history or is refused, never mixes tables."""
+    """'WARD' and 'Ward' would be project 'ward''s tables (DuckDB resolves table
+    names case-insensitively): a release under them is refused, naming 'ward'
+    (issue 33; docs/contracts.md), and never mixes tables; reads find 'ward'."""
     con = released
     con.execute("CREATE TABLE other AS SELECT * FROM src WHERE id < 100")
-    unchanged(con, lambda: _pub(con, "WARD", source="other").release(), "released with source = 'src', now 'other'")
-    unchanged(con, lambda: _pub(con, "Ward", m=4).release(), "released with m = 3, now 4")
-    assert _pub(con, "WARD").release().release == 2
+    fix = r"project '{}' differs only in case from existing project 'ward' .*use 'ward' to continue it"
+    unchanged(con, lambda: _pub(con, "WARD", source="other").release(), fix.format("WARD"))
+    unchanged(con, lambda: _pub(con, "Ward", m=4).release(), fix.format("Ward"))
+    unchanged(con, lambda: _pub(con, "WARD").release(), fix.format("WARD"))
+    unchanged(con, lambda: Publisher.open(con, "wArD").release(), fix.format("wArD"))
+    assert _pub(con, "ward").release().release == 2
     assert [r for (r,) in con.execute("SELECT release FROM sqlanon_private.ward__ledger ORDER BY 1").fetchall()] == [1, 2]
     assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_WARD%'").fetchall() == [(0,)]
     assert len(status(con, "WARD")) == 2
@@ -405,3 +409,116 @@ def test_cli_demo_force_touches_only_its_own_tables(tmp_path):
     demo = [k for k in after if k[2].startswith("sqlanon_adult_") or (k[1] == "sqlanon_private" and k[2].startswith("adult_"))]
     assert len(demo) >= 6 and sum(k[1] == "sqlanon_private" for k in demo) >= 4
     assert all(k[2] in ("adult_pool", "adult_now") or k in demo for k in after if k not in before)
+
+
+# ------------------------------------------------- issue 33: the smaller ones
+def test_empty_source_says_it_is_empty(con):
+    _src(con, n=0)
+    unchanged(con, lambda: _pub(con).release(), r"source 'src' is empty: a release needs persons, at least m = 3 "
+                                                r"of them with 3 distinct values of SA column 'd'; fill it")
+
+
+def test_one_value_source_says_what_is_missing(con):
+    _src(con, n=40)
+    con.execute("UPDATE src SET d = 'v1'")
+    msg = unchanged(con, lambda: _pub(con).release(), r"source 'src' has 40 rows but only 1 distinct value of SA "
+                                                      r"column 'd': m = 3 needs at least 3 distinct values")
+    assert "v1" not in msg and "<= 1" not in msg
+    con.execute("UPDATE src SET d = 'v' || (id % 2)")  # two values: the plain "choose m <= 2"
+    unchanged(con, lambda: _pub(con).release(), r"m = 3 is above the 2 distinct values of SA column 'd' in 'src'; "
+                                                r"choose m <= 2")
+
+
+SA_SPELLINGS = {  # SA type -> two spellings of one value (DuckDB compares them equal), and two other values
+    "DOUBLE": ("'0.0'::DOUBLE", "'-0.0'::DOUBLE", "1.5", "2.5"),
+    "FLOAT": ("'0.0'::FLOAT", "'-0.0'::FLOAT", "1.5", "2.5"),
+    "DOUBLE NaN": ("'nan'::DOUBLE", "'-nan'::DOUBLE", "1.5", "2.5"),
+}
+
+
+@pytest.mark.parametrize("model", ["dynamic-anatomy", "anatomy", "m-invariance", "sliced-bucket", "unprotected"])
+@pytest.mark.parametrize("sa_type", list(SA_SPELLINGS))
+def test_sa_values_canonicalised_as_duckdb_compares_them(con, model, sa_type):
+    """-0.0 and 0.0 (NaN and -NaN) are one value to DuckDB: every model
+    publishes them as one (the anatomy models grouped them as two, 100 of 200
+    groups then held 2 values at l = 3), and its groups hold l distinct ones."""
+    typ = sa_type.split()[0]
+    case = " ".join(f"WHEN {i} THEN ({v})::{typ}" for i, v in enumerate(SA_SPELLINGS[sa_type]))
+    con.execute(f"CREATE TABLE src AS SELECT range AS id, range % 37 AS q, CASE range % 4 {case} END AS d "
+                "FROM range(600)")
+    kw = {"l": 3} if "anatomy" in model else {"m": 3}
+    r = Publisher(con, "p", source="src", id="id", qi=["q"], sa="d", model=model, **kw).release()
+    assert r.exposed == 0 or model == "unprotected"
+    st = "sqlanon_p_st WHERE release = 1"
+    assert con.execute(f"SELECT count(DISTINCT d::VARCHAR) FROM {st}").fetchall() == [(3,)]
+    if model != "unprotected":
+        assert con.execute(f"SELECT count(*) FROM (SELECT group_id FROM {st} GROUP BY ALL "
+                           "HAVING count(DISTINCT d) < 3)").fetchall() == [(0,)]
+        assert con.execute("SELECT count(*) FROM sqlanon_private.p_membership WHERE d::VARCHAR LIKE '-%'"
+                           ).fetchall() == [(0,)]
+
+
+def test_collated_sa_is_refused(con):
+    """A collation makes several spellings one value to DuckDB, which the
+    published (uncollated) tables would show as different values: refused,
+    naming the column and the fix, without a value."""
+    con.execute("CREATE TABLE src (id INTEGER, q INTEGER, d VARCHAR COLLATE NOCASE)")
+    con.execute("INSERT INTO src SELECT range, range % 37, ['flu', 'FLU', 'cold', 'cough'][range % 4 + 1] "
+                "FROM range(200)")
+    msg = unchanged(con, lambda: _pub(con).release(),
+                    r"SA column 'd' of 'src' has 1 value that DuckDB compares equal to other spellings \(a "
+                    r"collation such as NOCASE")
+    assert "flu" not in msg.lower()
+    con.execute("CREATE VIEW v AS SELECT * REPLACE (lower(d) AS d) FROM src")
+    assert _pub(con, source="v").release().release == 1
+
+
+def _csv(folder):
+    path = folder / "patients.csv"
+    path.write_text("id,q,d\n" + "".join(f"{i},{i % 7},v{i % 4}\n" for i in range(40)))
+    return path
+
+
+def test_csv_given_as_the_database(tmp_path, monkeypatch):
+    """`sqlanon release patients.csv ...` opened the CSV as a database, printed
+    a release and kept it nowhere (rc 0): now a clear error, and nothing made."""
+    monkeypatch.chdir(tmp_path)
+    path = _csv(tmp_path)
+    before = path.read_bytes()
+    res = CliRunner().invoke(main, ["release", "patients.csv", "p3", "--source", "patients", "--id", "id", "--qi",
+                                    "q", "--sa", "d", "--m", "3"])
+    assert res.exit_code == 2, res.output
+    assert ("'patients.csv' is not a DuckDB database file (a CSV file?); give a DuckDB database, and load the file "
+            "into it as a table first, e.g. duckdb DB.duckdb \"CREATE TABLE patients AS FROM 'patients.csv'\"") \
+        in res.output
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["patients.csv"]
+    with pytest.raises(SqlanonError, match="is not a DuckDB database file"):
+        sqlanon.connect(path)
+    res = CliRunner().invoke(main, ["check", "patients.csv", "t", "--qi", "q", "--sa", "d"])
+    assert res.exit_code == 2 and "is not a DuckDB database file" in res.output
+
+
+def test_csv_given_as_a_table(tmp_path, monkeypatch):
+    """`sqlanon check DB patients.csv` with that file in the folder ended in a
+    traceback; as a release's source DuckDB would read the file in the table's
+    place: both refused, the database unchanged."""
+    monkeypatch.chdir(tmp_path)
+    _csv(tmp_path)
+    db = tmp_path / "w.duckdb"
+    con = sqlanon.connect(db)
+    _src(con)
+    _pub(con).release()
+    fix = (r"'patients.csv' is a file, not a table of the database; load it as a table first, e.g. CREATE TABLE "
+           r"patients AS FROM 'patients.csv'")
+    unchanged(con, lambda: _pub(con, "p3", source="patients.csv", qi=["q"]).release(), fix)
+    before = tables_md5(con)
+    con.close()
+    for args in (["check", str(db), "patients.csv", "--qi", "q", "--sa", "d"],
+                 ["release", str(db), "p3", "--source", "patients.csv", "--id", "id", "--qi", "q", "--sa", "d",
+                  "--m", "3"]):
+        res = CliRunner().invoke(main, args)
+        assert res.exit_code == 2 and "is a file, not a table of the database" in res.output, res.output
+        assert not isinstance(res.exception, Exception) or isinstance(res.exception, SystemExit)
+    con = sqlanon.connect(db)
+    assert tables_md5(con) == before
+    con.close()

@@ -57,12 +57,14 @@ def _change(db, sql):
 
 def _state(db):
     """md5 of every table; the ledger without timing, and without the secret
-    and the fingerprint it keys (each project draws its own secret)."""
+    and the fingerprint it keys (each project draws its own secret), the shared
+    persons' digests without the digest and instance (keyed by the database's
+    key and the project's secret)."""
     con = duckdb.connect(str(db), read_only=True)
     out = {}
     for schema, name in con.execute("SELECT schema_name, table_name FROM duckdb_tables() ORDER BY ALL").fetchall():
         cols = [c for (c, *_) in con.execute(f'DESCRIBE "{schema}"."{name}"').fetchall()
-                if c not in ("made_at", "seconds", "fingerprint", "key")]
+                if c not in ("made_at", "seconds", "fingerprint", "key", "instance", "digest")]
         if cols:
             sel = ", ".join(f'"{c}"' for c in cols)
             out[(schema, name)] = con.execute(

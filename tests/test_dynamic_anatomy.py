@@ -33,7 +33,9 @@ def _source(con, rows: dict, qi=None):
 
 
 def _pub(con, project, model="dynamic-anatomy", l=3, qi=("age",), seed=0):
-    return Publisher(con, project, source="src", id="id", qi=list(qi), sa="dis", model=model, l=l, seed=seed)
+    # independent experiments over the same ids in one database: sharing persons accepted (issue 33)
+    return Publisher(con, project, source="src", id="id", qi=list(qi), sa="dis", model=model, l=l, seed=seed,
+                     allow_shared=True)
 
 
 def _inject(con, project, assign: dict, sa: dict, qi=("age",)):

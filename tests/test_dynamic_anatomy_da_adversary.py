@@ -48,7 +48,8 @@ def _history(con, project, model, l, first, steps):
         if rows:
             con.executemany("INSERT INTO src VALUES (?, ?, ?)", rows)
         try:
-            Publisher(con, project, source="src", id="id", qi=["age"], sa="dis", model=model, l=l, seed=3).release()
+            Publisher(con, project, source="src", id="id", qi=["age"], sa="dis", model=model, l=l, seed=3,
+                      allow_shared=True).release()  # independent histories over the same ids (issue 33)
         except SqlanonError as exc:  # new persons that form no partition: refused, nothing written
             assert model == "dynamic-anatomy" and "cannot publish this release" in str(exc), str(exc)
             continue

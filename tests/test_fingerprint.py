@@ -71,8 +71,8 @@ def test_fingerprint_key_is_per_project_and_private():
     con = sqlanon.connect()
     try:
         con.execute("CREATE TABLE src AS SELECT range AS id, range % 9 AS age, 'v' || (range % 4) AS d FROM range(60)")
-        for p in ("a", "b"):
-            Publisher(con, p, source="src", id="id", qi=["age"], sa="d", m=3).release()
+        for p in ("a", "b"):  # the same persons twice: b accepts sharing them with a (issue 33)
+            Publisher(con, p, source="src", id="id", qi=["age"], sa="d", m=3, allow_shared=["a"]).release()
         fa, fb = (con.execute(f"SELECT fingerprint FROM sqlanon_private.{p}__ledger").fetchall()[0][0] for p in ("a", "b"))
         assert fa != fb
         keys = [con.execute(f"SELECT key FROM sqlanon_private.{p}__secret").fetchall() for p in ("a", "b")]

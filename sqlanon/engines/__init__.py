@@ -11,24 +11,46 @@ from __future__ import annotations
 
 from ..errors import EngineError, SqlanonError
 from .base import Dialect, Engine
-from .duckdb import DuckDBDialect, DuckDBEngine
-from .spark.dialect import SparkDialect
 
-#: engine name -> its dialect (constants and macro file), known without
-#: importing the engine's database client
-DIALECTS: dict[str, type[Dialect]] = {d.name: d for d in (DuckDBDialect, SparkDialect)}
+# DuckDB's and Spark's modules are imported on first use (PEP 562 below), so
+# that importing sqlanon.ident or the CLI (`sqlanon --help`) loads no database
+# client.
 
 
-#: the errors of SQL run through an engine or on a raw connection of one
-#: (e.g. a DuckDB connection a caller passed): for a caller's last-resort
-#: ``except`` (the CLI's "failed (ConversionException)")
-ERRORS: tuple[type[BaseException], ...] = (EngineError, *DuckDBEngine.raw_errors)
+def _dialects() -> dict[str, type[Dialect]]:
+    """engine name -> its dialect (constants and macro file), known without
+    importing the engine's database client"""
+    from .duckdb import DuckDBDialect
+    from .spark.dialect import SparkDialect
+
+    return {d.name: d for d in (DuckDBDialect, SparkDialect)}
+
+
+def __getattr__(name: str):
+    if name in ("DuckDBDialect", "DuckDBEngine"):
+        from . import duckdb as _duckdb
+
+        return getattr(_duckdb, name)
+    if name == "SparkDialect":
+        from .spark.dialect import SparkDialect
+
+        return SparkDialect
+    if name == "DIALECTS":
+        return _dialects()
+    if name == "ERRORS":
+        # the errors of SQL run through an engine or on a raw connection of one
+        # (e.g. a DuckDB connection a caller passed): for a caller's last-resort
+        # ``except`` (the CLI's "failed (ConversionException)")
+        from .duckdb import DuckDBEngine
+
+        return (EngineError, *DuckDBEngine.raw_errors)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def dialect(name: str) -> type[Dialect]:
     """The dialect of engine ``name`` (a dialect of its own for an unknown name:
     no constants, its macro file ``sql/_lib/<name>.sql.j2``)."""
-    found = DIALECTS.get(name)
+    found = _dialects().get(name)
     if found is None:
         found = type(f"Dialect_{name}", (Dialect,), {"name": name})
     return found
@@ -38,6 +60,8 @@ def as_engine(con) -> Engine:
     """``con`` as an engine: an Engine as it is, a DuckDB connection wrapped."""
     if isinstance(con, Engine):
         return con
+    from .duckdb import DuckDBEngine
+
     if DuckDBEngine.is_connection(con):
         return DuckDBEngine(con)
     raise SqlanonError(f"expected a duckdb connection (sqlanon.connect()) or a sqlanon engine, got "
