@@ -22,7 +22,8 @@ import pandas as pd
 
 from . import ident, mondrian, templates
 from .errors import SqlanonError
-from .publisher import _Profile, _stmt_label
+from .engine import as_engine
+from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
 
 _NUMERIC = ident.INTEGER_TYPES + ident.FLOAT_TYPES
 
@@ -98,21 +99,29 @@ def anonymize(
     keep, output = _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output)
     spec = _qi_spec(con, source, cols, qi, hierarchies)
     given = dict(hierarchies or {})
-    _check_data(con, source, cols, qi, sa, k, l, diversity, c)
+    n_rows = _check_data(con, source, cols, qi, sa, k, l, diversity, c)
 
     env = templates.environment()
     ctx = {"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
            "keep": [ident.quote(x) for x in keep], "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
 
     prof = _Profile()  # per-statement timings, logged at DEBUG by the "sqlanon.profile" logger
+    started = time.perf_counter()
+    prof.mark("validate")
+    # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS)
+    with as_engine(con).release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
+        return _run(con, env, ctx, prof, started, source, output, qi, sa, eq_class, spec, k, l, t, diversity, c,
+                    strict, given)
+
+
+def _run(con, env, ctx, prof, started, source, output, qi, sa, eq_class, spec, k, l, t, diversity, c, strict, given):
+    """The one transaction of :func:`anonymize`: codes, partition tree, publishing, checks."""
 
     def run(name: str) -> None:
         for i, stmt in enumerate(templates.render(env, f"mondrian/{name}.sql.j2", ctx), 1):
             con.execute(stmt)
             prof.mark(_stmt_label(name, i, stmt))
 
-    started = time.perf_counter()
-    prof.mark("validate")
     try:
         con.execute("BEGIN TRANSACTION")
     except duckdb.Error as exc:
@@ -245,10 +254,10 @@ def _qi_spec(con, source, cols, qi, hierarchies):
     return spec
 
 
-def _check_data(con, source, cols, qi, sa, k, l, diversity, c) -> None:
+def _check_data(con, source, cols, qi, sa, k, l, diversity, c) -> int:
     """Refuse NULLs (a Mondrian cut has no place for them: drop or impute such rows
     first), NaN and infinities in a floating-point QI (no median, NCP NaN), fewer
-    rows than k, and an SA column that is not l-diverse as a whole."""
+    rows than k, and an SA column that is not l-diverse as a whole. Returns the row count."""
     checked = qi + ([sa] if sa is not None else [])
     floats = [x for x in qi if cols[x].upper() in ident.FLOAT_TYPES]
     nulls = con.execute(
@@ -281,6 +290,7 @@ def _check_data(con, source, cols, qi, sa, k, l, diversity, c) -> None:
         if diversity == "recursive" and not (len(counts) >= l and counts[0] < c * sum(counts[l - 1:])):
             raise SqlanonError(f"SA column {sa!r} of table {source!r} is not recursive ({c}, {l})-diverse as a whole: "
                                "no partition of it is; raise c or lower l")
+    return n_rows
 
 
 def _check_hierarchy_values(con, source, qi, spec) -> None:
