@@ -115,7 +115,7 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
             fin_rows = ~open_[seg_of_row]
             out[order[fin_rows]] = pids[seg_of_row[fin_rows]]
             keep = ~fin_rows
-            order, xo = order[keep], xo[:, keep]
+            order, xo = order[keep], np.compress(keep, xo, axis=1)
             if so is not None:
                 so = so[keep]
             lens, pids, masks, dim = lens[open_], pids[open_], masks[open_], dim[open_]
@@ -126,7 +126,7 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
             seg_of_row = np.repeat(np.arange(P), lens)
         m = order.size
         ar = np.arange(m)
-        xv = xo.reshape(-1)[dim[seg_of_row] * m + ar].astype(np.int64)
+        xv = np.take(xo.reshape(-1), dim[seg_of_row] * m + ar).astype(np.int64)
         # 2. the histogram of (segment, value) on the picked QI, in (segment, value) order
         e_seg, e_val, e_cnt, e_first, row_entry = _histogram(seg_of_row, xv, P, vmax, need_rows=use_grid)
         cum = np.cumsum(e_cnt)
@@ -170,9 +170,9 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         newpos = starts[seg_of_row] + np.where(left, rank_l, n_left[seg_of_row] + rank_r)
         inv = np.empty(m, dtype=np.int64)
         inv[newpos] = ar
-        order, xo = order[inv], xo[:, inv]
+        order, xo = np.take(order, inv), np.take(xo, inv, axis=1)
         if so is not None:
-            so = so[inv]
+            so = np.take(so, inv)
         # new segment list: a cut segment becomes (left, right), the others stay
         n_right = lens - n_left
         two = has.astype(np.int64) + 1
@@ -191,7 +191,7 @@ _POW2 = np.left_shift(np.int64(1), np.arange(63, dtype=np.int64))
 def _distinct_per_segment(x: np.ndarray, starts: np.ndarray, lens: np.ndarray, small: bool) -> np.ndarray:
     """Distinct values of x per segment (small: x < 62, counted as the bits of an OR)."""
     if small:
-        return np.bitwise_count(np.bitwise_or.reduceat(_POW2[x], starts)).astype(np.float64)
+        return np.bitwise_count(np.bitwise_or.reduceat(np.take(_POW2, x), starts)).astype(np.float64)
     v = int(x.max()) + 1
     seg = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
     u = np.unique(seg * v + x)
