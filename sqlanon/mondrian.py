@@ -188,10 +188,17 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
 _POW2 = np.left_shift(np.int64(1), np.arange(63, dtype=np.int64))
 
 
+def _popcount(bits: np.ndarray) -> np.ndarray:
+    """Set bits per int64 (numpy >= 2.0 has it built in; the package allows 1.26)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(bits)
+    return np.unpackbits(np.ascontiguousarray(bits).view(np.uint8)).reshape(-1, 64).sum(axis=1)
+
+
 def _distinct_per_segment(x: np.ndarray, starts: np.ndarray, lens: np.ndarray, small: bool) -> np.ndarray:
     """Distinct values of x per segment (small: x < 62, counted as the bits of an OR)."""
     if small:
-        return np.bitwise_count(np.bitwise_or.reduceat(np.take(_POW2, x), starts)).astype(np.float64)
+        return _popcount(np.bitwise_or.reduceat(np.take(_POW2, x), starts)).astype(np.float64)
     v = int(x.max()) + 1
     seg = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
     u = np.unique(seg * v + x)

@@ -100,25 +100,42 @@ def anonymize(
     spec = _qi_spec(con, source, cols, qi, hierarchies)
     given = dict(hierarchies or {})
     n_rows = _check_data(con, source, cols, qi, sa, k, l, diversity, c)
+    job = _Job(source=source, output=output, qi=qi, sa=sa, eq_class=eq_class, spec=spec, k=k, l=l, t=t,
+               diversity=diversity, c=c, strict=strict, hierarchies=given,
+               ctx={"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
+                    "keep": [ident.quote(x) for x in keep], "out": ident.quote(output),
+                    "eq_col": ident.quote(eq_class)})
+    return _publish(con, job, n_rows)
 
+
+@dataclass
+class _Job:
+    """What :func:`anonymize` validated: the names, the privacy parameters, the template context."""
+
+    source: str
+    output: str
+    qi: list
+    sa: str | None
+    eq_class: str
+    spec: list
+    k: int
+    l: int | None
+    t: float | None
+    diversity: str
+    c: float | None
+    strict: bool
+    hierarchies: dict
+    ctx: dict
+
+
+def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
+    """The one transaction of :func:`anonymize`: codes, partition tree, publishing, checks."""
     env = templates.environment()
-    ctx = {"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
-           "keep": [ident.quote(x) for x in keep], "out": ident.quote(output), "eq_col": ident.quote(eq_class)}
-
     prof = _Profile()  # per-statement timings, logged at DEBUG by the "sqlanon.profile" logger
     started = time.perf_counter()
-    prof.mark("validate")
-    # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS)
-    with as_engine(con).release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
-        return _run(con, env, ctx, prof, started, source, output, qi, sa, eq_class, spec, k, l, t, diversity, c,
-                    strict, given)
-
-
-def _run(con, env, ctx, prof, started, source, output, qi, sa, eq_class, spec, k, l, t, diversity, c, strict, given):
-    """The one transaction of :func:`anonymize`: codes, partition tree, publishing, checks."""
 
     def run(name: str) -> None:
-        for i, stmt in enumerate(templates.render(env, f"mondrian/{name}.sql.j2", ctx), 1):
+        for i, stmt in enumerate(templates.render(env, f"mondrian/{name}.sql.j2", job.ctx), 1):
             con.execute(stmt)
             prof.mark(_stmt_label(name, i, stmt))
 
@@ -127,40 +144,45 @@ def _run(con, env, ctx, prof, started, source, output, qi, sa, eq_class, spec, k
     except duckdb.Error as exc:
         raise SqlanonError("the connection has an open transaction; commit or roll it back before anonymize "
                            "(it runs as one transaction of its own)") from exc
-    try:
-        *prepare, read = templates.render(env, "mondrian/01_prepare.sql.j2", ctx)
-        for i, stmt in enumerate(prepare, 1):
-            con.execute(stmt)
-            prof.mark(_stmt_label("01_prepare", i, stmt))
-        _check_hierarchy_values(con, source, qi, spec)
-        codes, dims, sa_codes = _read_codes(con, read, spec, sa is not None)
-        prof.mark("read the codes (numpy)")
-        pid, levels = mondrian.partition(dims, k, strict=strict, sa=sa_codes, l=l, diversity=diversity, c=c, t=t)
-        prof.mark(f"partition tree, {levels} levels (numpy)")
-        codes["pid"] = pid
-        con.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
-        con.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(qi)), "range": dims.range_, "nd": dims.nd}))
+    # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS); the settings
+    # come back after the COMMIT or ROLLBACK (a statement in an aborted transaction fails)
+    with as_engine(con).release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
         try:
-            run("03_publish")
-        finally:
-            con.unregister("sqlanon__mdr_done")
-            con.unregister("sqlanon__mdr_dom")
-        per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
-        run("09_cleanup")
-        checked = _verify(con, output, qi, sa, eq_class, k, l, t, diversity, c)
-        prof.mark("check macros on the output")
-        con.execute("COMMIT")
-        prof.mark("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    prof.report(f"anonymize {source!r} -> {output!r}")
+            *prepare, read = templates.render(env, "mondrian/01_prepare.sql.j2", job.ctx)
+            for i, stmt in enumerate(prepare, 1):
+                con.execute(stmt)
+                prof.mark(_stmt_label("01_prepare", i, stmt))
+            _check_hierarchy_values(con, job.source, job.qi, job.spec)
+            codes, dims, sa_codes = _read_codes(con, read, job.spec, job.sa is not None)
+            prof.mark("read the codes (numpy)")
+            pid, levels = mondrian.partition(dims, job.k, strict=job.strict, sa=sa_codes, l=job.l,
+                                             diversity=job.diversity, c=job.c, t=job.t)
+            prof.mark(f"partition tree, {levels} levels (numpy)")
+            codes["pid"] = pid
+            con.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
+            con.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
+                                                           "nd": dims.nd}))
+            try:
+                run("03_publish")
+            finally:
+                con.unregister("sqlanon__mdr_done")
+                con.unregister("sqlanon__mdr_dom")
+            per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
+            run("09_cleanup")
+            checked = _verify(con, job)
+            prof.mark("check macros on the output")
+            con.execute("COMMIT")
+            prof.mark("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    prof.report(f"anonymize {job.source!r} -> {job.output!r}")
     return AnonymizeResult(
-        table=output, ncp=float(sum(per_list) / len(per_list)),
-        ncp_per_column={a: float(b) for a, b in zip(qi, per_list)}, levels=levels,
+        table=job.output, ncp=float(sum(per_list) / len(per_list)),
+        ncp_per_column={a: float(b) for a, b in zip(job.qi, per_list)}, levels=levels,
         seconds=time.perf_counter() - started, **checked,
-        params={"k": k, "l": l, "strict": strict, "qi": qi, "sa": sa, "hierarchies": given, "t": t,
-                "diversity": diversity, "c": c},
+        params={"k": job.k, "l": job.l, "strict": job.strict, "qi": job.qi, "sa": job.sa,
+                "hierarchies": job.hierarchies, "t": job.t, "diversity": job.diversity, "c": job.c},
     )
 
 
@@ -336,9 +358,11 @@ def _read_codes(con, query: str, spec, with_sa: bool):
     return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes
 
 
-def _verify(con, output, qi, sa, eq_class, k, l, t, diversity, c) -> dict:
+def _verify(con, job: _Job) -> dict:
     """The guarantee, checked on the published table by the check macros (the call
     fails, and nothing is written, if any is worse than requested); the result's numbers."""
+    output, qi, sa, eq_class, k, l, t, diversity, c = (job.output, job.qi, job.sa, job.eq_class, job.k, job.l, job.t,
+                                                       job.diversity, job.c)
     if sa is not None:
         pk, groups, rows, dl, el, _ = con.execute("SELECT * FROM sqlanon_profile(?, ?, ?)", [output, qi, sa]).fetchall()[0]
         tc = con.execute("SELECT t FROM sqlanon_t_closeness(?, ?, ?, false)", [output, qi, sa]).fetchall()[0][0]

@@ -344,3 +344,19 @@ def test_large_table_keeps_every_row(con):
     r = anonymize(con, "big", qi=["a"], sa="s", k=40_000, output="big_out")
     assert r.rows == n and r.k >= 40_000 and r.classes == 4
     assert con.execute("SELECT count(*), count(DISTINCT eq_class) FROM big_out").fetchall()[0] == (n, 4)
+
+
+def test_threads_setting_comes_back(con):
+    """A small source runs on one thread (as a release does); the session's setting is
+    back afterwards, also when the call fails inside its transaction."""
+    con.execute("SET threads = 2")
+    _table(con, "t", [(20 + i, "x") for i in range(10)], ["INTEGER"])
+    anonymize(con, "t", qi=["q0"], k=5, output="o")
+    assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] == 2
+    con.execute("CREATE TABLE h (v VARCHAR, l1 VARCHAR)")
+    con.execute("INSERT INTO h VALUES ('a', '*')")
+    _table(con, "c", [("a", "x"), ("b", "x")], ["VARCHAR"])
+    with pytest.raises(SqlanonError, match="not in its hierarchy"):
+        anonymize(con, "c", qi=["q0"], k=1, hierarchies={"q0": "h"}, output="o2")
+    assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] == 2
+    assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o2'").fetchall()[0][0]
