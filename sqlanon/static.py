@@ -159,14 +159,18 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
                                              diversity=job.diversity, c=job.c, t=job.t)
             prof.mark(f"partition tree, {levels} levels (numpy)")
             codes["pid"] = pid
+            for col in job.spec:  # categories whose values fit the bits of an int64
+                col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
             con.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
+            con.register("sqlanon__mdr_stats", _class_stats(dims, pid, job.spec))
             con.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
                                                            "nd": dims.nd}))
+            prof.mark("class extents (numpy)")
             try:
                 run("03_publish")
             finally:
-                con.unregister("sqlanon__mdr_done")
-                con.unregister("sqlanon__mdr_dom")
+                for name in ("sqlanon__mdr_done", "sqlanon__mdr_stats", "sqlanon__mdr_dom"):
+                    con.unregister(name)
             per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
             run("09_cleanup")
             checked = _verify(con, job)
@@ -356,6 +360,30 @@ def _read_codes(con, query: str, spec, with_sa: bool):
         sa_codes[at] = np.asarray(got["sc"], dtype=np.int64)
         codes["sc"] = sa_codes
     return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes
+
+
+def _class_stats(dims, pid: np.ndarray, spec) -> pd.DataFrame:
+    """Per class (final partition, in partition id order): its id, rows, and per QI with
+    ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
+    ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``)."""
+    present = np.zeros(int(pid.max()) + 1, dtype=bool)
+    present[pid] = True
+    inv = (np.cumsum(present) - 1)[pid]  # class index, in partition id order
+    ids = np.flatnonzero(present)
+    out = {"pid": ids, "n": np.bincount(inv, minlength=ids.size)}
+    for c in spec:
+        r = dims.ranks[c["i"]]
+        if c["numeric"]:
+            lo = np.full(ids.size, np.iinfo(np.int32).max, dtype=np.int32)
+            hi = np.full(ids.size, -1, dtype=np.int32)
+            np.minimum.at(lo, inv, r)
+            np.maximum.at(hi, inv, r)
+            out[f"lo{c['i']}"], out[f"hi{c['i']}"] = dims.values[c["i"]][lo], dims.values[c["i"]][hi]
+        elif c["bits"]:
+            bits = np.zeros(ids.size, dtype=np.int64)
+            np.bitwise_or.at(bits, inv, np.take(mondrian._POW2, r))
+            out[f"bits{c['i']}"] = bits
+    return pd.DataFrame(out)
 
 
 def _verify(con, job: _Job) -> dict:
