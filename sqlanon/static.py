@@ -3,10 +3,10 @@ recursive l-diversity, t-closeness) (seed 002; docs/static.md).
 
 What runs where (docs/static.md): DuckDB codes the QIs (``sql/mondrian/01_prepare``),
 numpy builds the partition tree over the codes read in one pass
-(``sqlanon/mondrian.py``), DuckDB joins the partition ids back, publishes the
-generalized table (``02_assign``, ``03_publish``) and checks it with the same
-macros a user would run (``sqlanon_profile``, ``sqlanon_t_closeness``, ...)
-before the one transaction commits.
+(``sqlanon/mondrian.py``) and each class's extent, DuckDB reads them back as
+registered DataFrames, publishes the generalized table (``03_publish``) and
+checks it with the same macros a user would run (``sqlanon_profile``,
+``sqlanon_t_closeness``, ...) before the one transaction commits.
 """
 
 from __future__ import annotations
