@@ -84,7 +84,8 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
 
     small = [not numeric[d] and dims.nd[d] <= 62 for d in range(q)]  # distinct values as bits of an int64
     order = np.arange(n, dtype=np.int64)      # active rows, grouped by segment
-    xo = ranks.astype(np.int16) if vmax <= np.iinfo(np.int16).max else ranks                                # (q, n_active) ranks of the active rows, same order
+    # (q, n_active) ranks of the active rows, same order (int16 when they fit: less to move)
+    xo = ranks.astype(np.int16) if vmax <= np.iinfo(np.int16).max else ranks
     so = sa                                   # SA codes of the active rows
     lens = np.array([n], dtype=np.int64)      # per segment: rows
     pids = np.zeros(1, dtype=np.int64)        # per segment: partition id
