@@ -1,11 +1,12 @@
-"""Static anonymization: Mondrian k-anonymity (optionally distinct l-diversity, t-closeness)
-as set-at-a-time SQL (seed 002; docs/static.md).
+"""Static anonymization: Mondrian k-anonymity (optionally distinct, entropy or
+recursive l-diversity, t-closeness) (seed 002; docs/static.md).
 
-This module validates, renders ``sql/mondrian/*.sql.j2`` and runs it: one
-statement group per *level* of the partition tree (every open partition is cut
-by the same statements), never a Python loop over partitions. The result is
-checked with the same macros a user would run (``sqlanon_profile``,
-``sqlanon_ncp``, ``sqlanon_discernibility``, ``sqlanon_avg_group_size``).
+What runs where (docs/static.md): DuckDB codes the QIs (``sql/mondrian/01_prepare``),
+numpy builds the partition tree over the codes read in one pass
+(``sqlanon/mondrian.py``) and each class's extent, DuckDB reads them back as
+registered DataFrames, publishes the generalized table (``03_publish``) and
+checks it with the same macros a user would run (``sqlanon_profile``,
+``sqlanon_t_closeness``, ...) before the one transaction commits.
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import duckdb
+import numpy as np
+import pandas as pd
 
-from . import ident, templates
+from . import ident, mondrian, templates
 from .errors import SqlanonError
+from .engine import as_engine
+from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
 
 _NUMERIC = ident.INTEGER_TYPES + ident.FLOAT_TYPES
 
@@ -38,17 +43,9 @@ class AnonymizeResult:
     ncp_per_column: dict[str, float]
     discernibility: int         # sum of squared published QI group sizes
     avg_class_size: float       # (rows / published groups) / k requested
-    levels: int                 # levels of the partition tree (statement groups run)
+    levels: int                 # levels of the partition tree
     seconds: float
     params: dict = field(default_factory=dict)
-
-
-# Up to this many rows the whole partition tree is one recursive statement (its
-# UNION ALL keeps every level's rows until the end: about rows x levels x 100 bytes;
-# and its final rows are INSERTed into a temp table, which DuckDB 2.0.0 loses inside
-# a transaction above one row group, 122,880 rows); above it, one statement group
-# per level (the rows of a level only, no INSERT).
-_RECURSIVE_ROWS = 100_000
 
 
 def _is_numeric(typ: str) -> bool:
@@ -81,9 +78,9 @@ def anonymize(
     eq_class: str = "eq_class",
     keep: Sequence[str] = (),
 ) -> AnonymizeResult:
-    """Publish a k-anonymous (with ``l``: distinct l-diverse; with ``t``: t-close,
-    equal ground distance) generalization of
-    ``source`` as table ``output`` (default ``<source>_anonymized``).
+    """Publish a k-anonymous (with ``l``: l-diverse by ``diversity``; with ``t``: t-close,
+    equal ground distance) generalization of ``source`` as table ``output`` (default
+    ``<source>_anonymized``).
 
     Mondrian multidimensional partitioning (LeFevre et al. 2006): numeric QIs are
     cut at the median, categorical QIs on their ordered value list (a hierarchy's
@@ -94,6 +91,107 @@ def anonymize(
     there is published), the generalized QIs (VARCHAR), ``sa`` and ``eq_class``;
     it is written in one transaction, so on any error nothing is created.
     """
+    k, l, t, c = _check_params(method, strict, k, l, t, diversity, c, sa, source)
+    if not isinstance(source, str) or not source:
+        raise SqlanonError(f"source must be a table name, got {source!r}")
+    cols = ident.require_table(con, source)
+    qi = ident.require_qi(con, source, qi)
+    keep, output = _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output)
+    spec = _qi_spec(con, source, cols, qi, hierarchies)
+    given = dict(hierarchies or {})
+    n_rows = _check_data(con, source, cols, qi, sa, k, l, diversity, c)
+    job = _Job(source=source, output=output, qi=qi, sa=sa, eq_class=eq_class, spec=spec, k=k, l=l, t=t,
+               diversity=diversity, c=c, strict=strict, hierarchies=given,
+               ctx={"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
+                    "keep": [ident.quote(x) for x in keep], "out": ident.quote(output),
+                    "eq_col": ident.quote(eq_class)})
+    return _publish(con, job, n_rows)
+
+
+@dataclass
+class _Job:
+    """What :func:`anonymize` validated: the names, the privacy parameters, the template context."""
+
+    source: str
+    output: str
+    qi: list
+    sa: str | None
+    eq_class: str
+    spec: list
+    k: int
+    l: int | None
+    t: float | None
+    diversity: str
+    c: float | None
+    strict: bool
+    hierarchies: dict
+    ctx: dict
+
+
+def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
+    """The one transaction of :func:`anonymize`: codes, partition tree, publishing, checks."""
+    env = templates.environment()
+    prof = _Profile()  # per-statement timings, logged at DEBUG by the "sqlanon.profile" logger
+    started = time.perf_counter()
+
+    def run(name: str) -> None:
+        for i, stmt in enumerate(templates.render(env, f"mondrian/{name}.sql.j2", job.ctx), 1):
+            con.execute(stmt)
+            prof.mark(_stmt_label(name, i, stmt))
+
+    try:
+        con.execute("BEGIN TRANSACTION")
+    except duckdb.Error as exc:
+        raise SqlanonError("the connection has an open transaction; commit or roll it back before anonymize "
+                           "(it runs as one transaction of its own)") from exc
+    # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS); the settings
+    # come back after the COMMIT or ROLLBACK (a statement in an aborted transaction fails)
+    with as_engine(con).release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
+        try:
+            *prepare, read = templates.render(env, "mondrian/01_prepare.sql.j2", job.ctx)
+            for i, stmt in enumerate(prepare, 1):
+                con.execute(stmt)
+                prof.mark(_stmt_label("01_prepare", i, stmt))
+            _check_hierarchy_values(con, job.source, job.qi, job.spec)
+            codes, dims, sa_codes = _read_codes(con, read, job.spec, job.sa is not None)
+            prof.mark("read the codes (numpy)")
+            pid, levels = mondrian.partition(dims, job.k, strict=job.strict, sa=sa_codes, l=job.l,
+                                             diversity=job.diversity, c=job.c, t=job.t)
+            prof.mark(f"partition tree, {levels} levels (numpy)")
+            codes["pid"] = pid
+            for col in job.spec:  # categories whose values fit the bits of an int64
+                col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
+            con.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
+            con.register("sqlanon__mdr_stats", _class_stats(dims, pid, job.spec))
+            con.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
+                                                           "nd": dims.nd}))
+            prof.mark("class extents (numpy)")
+            try:
+                run("03_publish")
+            finally:
+                for name in ("sqlanon__mdr_done", "sqlanon__mdr_stats", "sqlanon__mdr_dom"):
+                    con.unregister(name)
+            per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
+            run("09_cleanup")
+            checked = _verify(con, job)
+            prof.mark("check macros on the output")
+            con.execute("COMMIT")
+            prof.mark("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    prof.report(f"anonymize {job.source!r} -> {job.output!r}")
+    return AnonymizeResult(
+        table=job.output, ncp=float(sum(per_list) / len(per_list)),
+        ncp_per_column={a: float(b) for a, b in zip(job.qi, per_list)}, levels=levels,
+        seconds=time.perf_counter() - started, **checked,
+        params={"k": job.k, "l": job.l, "strict": job.strict, "qi": job.qi, "sa": job.sa,
+                "hierarchies": job.hierarchies, "t": job.t, "diversity": job.diversity, "c": job.c},
+    )
+
+
+def _check_params(method, strict, k, l, t, diversity, c, sa, source):
+    """The privacy parameters, checked and normalized: (k, l, t, c)."""
     if method != "mondrian":
         raise SqlanonError(f"method {method!r} is not supported; use method='mondrian'")
     if not isinstance(strict, bool):
@@ -121,11 +219,12 @@ def anonymize(
             raise SqlanonError(f"t = {t} needs the sensitive attribute: pass sa='<column of {source}>'")
         if not strict:
             raise SqlanonError("relaxed Mondrian with a t-closeness constraint is not implemented; use strict=True")
-    if not isinstance(source, str) or not source:
-        raise SqlanonError(f"source must be a table name, got {source!r}")
-    cols = ident.require_table(con, source)
-    qi = ident.require_qi(con, source, qi)
-    if len(qi) > 62:  # a partition's tried QIs are the bits of a BIGINT (sql/mondrian/02_level.sql.j2)
+    return k, l, t, c
+
+
+def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
+    """The SA, eq_class, keep and output names against the source: (keep, output)."""
+    if len(qi) > 62:  # a partition's masked QIs are the bits of an int64 (sqlanon/mondrian.py)
         raise SqlanonError(f"Mondrian takes at most 62 QI columns, got {len(qi)} for table {source!r}; "
                            "pass at most 62")
     if sa is not None:
@@ -149,13 +248,16 @@ def anonymize(
         raise SqlanonError(f"output must be a table name, got {output!r}")
     if ident._exists(con, output):
         raise SqlanonError(f"output table {output!r} already exists; drop it or pass output='<new name>'")
+    return keep, output
 
+
+def _qi_spec(con, source, cols, qi, hierarchies):
+    """The template context of each QI: name, kind, and its hierarchy (checked to be a tree)."""
     hierarchies = dict(hierarchies or {})
-    given = dict(hierarchies)
     spec = []
     for i, name in enumerate(qi):
         entry = {"i": i, "name": ident.quote(name), "numeric": _is_numeric(cols[name]), "hier": None, "width": 0,
-                 "type": cols[name], "bits": False}
+                 "type": cols[name]}
         if name in hierarchies:
             htab = hierarchies.pop(name)
             hcols = ident.require_table(con, htab)
@@ -175,14 +277,18 @@ def anonymize(
         spec.append(entry)
     if hierarchies:
         raise SqlanonError(f"hierarchy given for {sorted(hierarchies)[0]!r}, which is not a QI of {source!r}")
+    return spec
 
-    # NULLs: a Mondrian cut has no place for them (drop or impute such rows first);
-    # nor for NaN and infinities in a floating-point QI (no median, NCP NaN)
+
+def _check_data(con, source, cols, qi, sa, k, l, diversity, c) -> int:
+    """Refuse NULLs (a Mondrian cut has no place for them: drop or impute such rows
+    first), NaN and infinities in a floating-point QI (no median, NCP NaN), fewer
+    rows than k, and an SA column that is not l-diverse as a whole. Returns the row count."""
     checked = qi + ([sa] if sa is not None else [])
-    floats = [c for c in qi if cols[c].upper() in ident.FLOAT_TYPES]
+    floats = [x for x in qi if cols[x].upper() in ident.FLOAT_TYPES]
     nulls = con.execute(
         "SELECT count(*), " + ", ".join(f"count(*) FILTER ({ident.quote(x)} IS NULL)" for x in checked)
-        + "".join(f", count(*) FILTER (WHERE NOT isfinite({ident.quote(c)}))" for c in floats)
+        + "".join(f", count(*) FILTER (WHERE NOT isfinite({ident.quote(x)}))" for x in floats)
         + (f", count(DISTINCT {ident.quote(sa)})" if sa is not None else "")
         + f" FROM {ident.qualified(con, source)}").fetchall()[0]
     n_rows = int(nulls[0])
@@ -199,94 +305,109 @@ def anonymize(
     if l is not None and int(nulls[-1]) < l:
         raise SqlanonError(f"SA column {sa!r} of table {source!r} has {nulls[-1]} distinct values, fewer than "
                            f"l = {l}: no partition of it is l-diverse")
-
     if l is not None and diversity != "distinct":
         counts = [r[0] for r in con.execute(
             f"SELECT count(*) AS n FROM {ident.qualified(con, source)} GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
         total = sum(counts)
-        if diversity == "entropy" and -sum(x / total * math.log(x / total) for x in counts) < math.log(l) - 1e-12:
+        entropy = -sum(x / total * math.log(x / total) for x in counts)
+        if diversity == "entropy" and entropy < math.log(l) - 1e-12:
             raise SqlanonError(f"SA column {sa!r} of table {source!r} is not entropy {l}-diverse as a whole "
-                               f"(exp(entropy) = {math.exp(-sum(x / total * math.log(x / total) for x in counts)):.3f}): "
-                               "no partition of it is; lower l")
+                               f"(exp(entropy) = {math.exp(entropy):.3f}): no partition of it is; lower l")
         if diversity == "recursive" and not (len(counts) >= l and counts[0] < c * sum(counts[l - 1:])):
             raise SqlanonError(f"SA column {sa!r} of table {source!r} is not recursive ({c}, {l})-diverse as a whole: "
                                "no partition of it is; raise c or lower l")
+    return n_rows
 
-    env = templates.environment()
-    ctx = {"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
-           "keep": [ident.quote(x) for x in keep], "use_l": l is not None and diversity == "distinct",
-           "diversity": diversity if l is not None else None, "use_t": t is not None,
-           "use_grid": t is not None or (l is not None and diversity != "distinct"),
-           "strict": strict, "out": ident.quote(output), "eq_col": ident.quote(eq_class),
-           "recursive": n_rows <= _RECURSIVE_ROWS}
-    params = {"k": k, "l": l, "t": t, "c": c}
 
-    def run(name: str, extra: dict | None = None) -> None:
-        p = dict(params, **(extra or {}))
-        for stmt in templates.render(env, f"mondrian/{name}.sql.j2", ctx):
-            con.execute(stmt, templates.params_for(stmt, p))
+def _check_hierarchy_values(con, source, qi, spec) -> None:
+    """Every value of a QI with a hierarchy is in it (a count, not the values: an
+    error message never echoes data; issue 19)."""
+    for col in spec:
+        if col["hier"]:
+            missing = con.execute(f"SELECT count(*) FROM sqlanon__mdr_dict{col['i']} WHERE lv IS NULL").fetchall()[0][0]
+            if missing:
+                name = qi[col["i"]]
+                raise SqlanonError(
+                    f"{missing} distinct value(s) of QI {name!r} of table {source!r} are not in its hierarchy "
+                    f"{col['htab']!r}; add them to its column {col['hfirst']!r}. List them with: SELECT DISTINCT "
+                    f"{ident.quote(name)} FROM {ident.qualified(con, source)} WHERE {ident.quote(name)} NOT IN "
+                    f"(SELECT {ident.quote(col['hfirst'])} FROM {col['hier']})")
 
-    started = time.perf_counter()
-    try:
-        con.execute("BEGIN TRANSACTION")
-    except duckdb.Error as exc:
-        raise SqlanonError("the connection has an open transaction; commit or roll it back before anonymize "
-                           "(it runs as one transaction of its own)") from exc
-    try:
-        run("01_prepare")
-        for col in spec:
-            if col["hier"]:
-                # (a count, not the values: an error message never echoes data; issue 19)
-                missing = con.execute(f"SELECT count(*) FROM sqlanon__mdr_dict{col['i']} WHERE lv IS NULL"
-                                      ).fetchall()[0][0]
-                if missing:
-                    name = qi[col["i"]]
-                    raise SqlanonError(
-                        f"{missing} distinct value(s) of QI {name!r} of table {source!r} are not in its hierarchy "
-                        f"{col['htab']!r}; add them to its column {col['hfirst']!r}. List them with: SELECT DISTINCT "
-                        f"{ident.quote(name)} FROM {ident.qualified(con, source)} WHERE {ident.quote(name)} NOT IN "
-                        f"(SELECT {ident.quote(col['hfirst'])} FROM {col['hier']})")
-        for col, nd in con.execute("SELECT dim, nd FROM sqlanon__mdr_dom ORDER BY dim").fetchall():
-            spec[col]["bits"] = not spec[col]["numeric"] and nd <= 62  # distinct values as bits of a BIGINT
-        if ctx["recursive"]:  # every level of the partition tree in one recursive statement
-            run("02_level")
-            levels = con.execute("SELECT coalesce(max(sqlanon__lvl), 1) FROM sqlanon__mdr_next").fetchall()[0][0]
-        else:  # one statement group per level
-            levels, level_sql = 0, templates.render(env, "mondrian/02_level.sql.j2", ctx)
-            while True:
-                for stmt in level_sql:
-                    con.execute(stmt, templates.params_for(stmt, params))
-                levels += 1
-                if not con.execute("SELECT count(*) FROM sqlanon__mdr_work WHERE NOT sqlanon__fin").fetchall()[0][0]:
-                    break
-        run("03_publish")
-        per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
-        per = dict(zip(qi, per_list))
-        ncp = sum(per_list) / len(per_list)
-        run("09_cleanup")
-        if sa is not None:
-            pk, groups, rows, dl, el, _ = con.execute("SELECT * FROM sqlanon_profile(?, ?, ?)", [output, qi, sa]).fetchall()[0]
-            tc = con.execute("SELECT t FROM sqlanon_t_closeness(?, ?, ?, false)", [output, qi, sa]).fetchall()[0][0]
-        else:
-            pk, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [output, qi]).fetchall()[0]
-            dl = el = tc = None
-        classes = con.execute(f"SELECT count(DISTINCT {ident.quote(eq_class)}) FROM {ident.quote(output)}").fetchall()[0][0]
-        disc = con.execute("SELECT discernibility FROM sqlanon_discernibility(?, ?)", [output, qi]).fetchall()[0][0]
-        cavg = con.execute("SELECT c_avg FROM sqlanon_avg_group_size(?, ?, ?)", [output, qi, k]).fetchall()[0][0]
-        if l is not None and diversity == "recursive":
-            creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [output, qi, sa, l]).fetchall()[0][0]
-        bad_l = l is not None and (dl < l or (diversity == "entropy" and el < l - 1e-9)
-                                   or (diversity == "recursive" and (creq is None or creq >= c)))
-        if pk is None or pk < k or bad_l or (t is not None and tc > t):  # the guarantee, checked by the check macros
-            raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
-                               f"k = {k}, l = {l}, t = {t}; nothing was written (please report)")
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    return AnonymizeResult(
-        table=output, rows=int(rows), classes=int(classes), k=int(pk), distinct_l=None if dl is None else int(dl),
-        entropy_l=None if el is None else float(el), t=None if tc is None else float(tc), ncp=float(ncp), ncp_per_column={a: float(b) for a, b in dict(per).items()},
-        discernibility=int(disc), avg_class_size=float(cavg), levels=levels, seconds=time.perf_counter() - started,
-        params={"k": k, "l": l, "strict": strict, "qi": qi, "sa": sa, "hierarchies": given, "t": t, "diversity": diversity, "c": c},
-    )
+
+def _read_codes(con, query: str, spec, with_sa: bool):
+    """The partitioner's input, read in one pass: ``query`` (01_prepare's last statement)
+    gives rid, x0.. (codes) and sc (SA code). Returns the columns in row-id order
+    (rid, x0.., sc, as 03_publish reads them back), the QIs in rank form, the SA codes."""
+    got = con.execute(query).fetchnumpy()
+    rid = np.asarray(got["rid"], dtype=np.int64)
+    n = rid.size
+    at = rid - 1  # rid is 1..n: each row's place in row-id order
+    codes = {"rid": np.arange(1, n + 1, dtype=np.int64)}
+    ranks = np.empty((len(spec), n), dtype=np.int32)
+    values, range_, nd = [], [], []
+    for c in spec:
+        x = np.empty(n, dtype=np.float64)
+        x[at] = np.asarray(got[f"x{c['i']}"], dtype=np.float64)
+        codes[f"x{c['i']}"] = x
+        r, vals = mondrian.dense_ranks(x)
+        ranks[c["i"]] = r
+        values.append(vals if c["numeric"] else None)  # (a category's code is its rank already)
+        range_.append(float(vals[-1] - vals[0]) if n else 0.0)
+        nd.append(float(vals.size))
+    sa_codes = None
+    if with_sa:
+        sa_codes = np.empty(n, dtype=np.int64)
+        sa_codes[at] = np.asarray(got["sc"], dtype=np.int64)
+        codes["sc"] = sa_codes
+    return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes
+
+
+def _class_stats(dims, pid: np.ndarray, spec) -> pd.DataFrame:
+    """Per class (final partition, in partition id order): its id, rows, and per QI with
+    ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
+    ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``)."""
+    present = np.zeros(int(pid.max()) + 1, dtype=bool)
+    present[pid] = True
+    inv = (np.cumsum(present) - 1)[pid]  # class index, in partition id order
+    ids = np.flatnonzero(present)
+    out = {"pid": ids, "n": np.bincount(inv, minlength=ids.size)}
+    for c in spec:
+        r = dims.ranks[c["i"]]
+        if c["numeric"]:
+            lo = np.full(ids.size, np.iinfo(np.int32).max, dtype=np.int32)
+            hi = np.full(ids.size, -1, dtype=np.int32)
+            np.minimum.at(lo, inv, r)
+            np.maximum.at(hi, inv, r)
+            out[f"lo{c['i']}"], out[f"hi{c['i']}"] = dims.values[c["i"]][lo], dims.values[c["i"]][hi]
+        elif c["bits"]:
+            bits = np.zeros(ids.size, dtype=np.int64)
+            np.bitwise_or.at(bits, inv, np.take(mondrian._POW2, r))
+            out[f"bits{c['i']}"] = bits
+    return pd.DataFrame(out)
+
+
+def _verify(con, job: _Job) -> dict:
+    """The guarantee, checked on the published table by the check macros (the call
+    fails, and nothing is written, if any is worse than requested); the result's numbers."""
+    output, qi, sa, eq_class, k, l, t, diversity, c = (job.output, job.qi, job.sa, job.eq_class, job.k, job.l, job.t,
+                                                       job.diversity, job.c)
+    if sa is not None:
+        pk, groups, rows, dl, el, _ = con.execute("SELECT * FROM sqlanon_profile(?, ?, ?)", [output, qi, sa]).fetchall()[0]
+        tc = con.execute("SELECT t FROM sqlanon_t_closeness(?, ?, ?, false)", [output, qi, sa]).fetchall()[0][0]
+    else:
+        pk, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [output, qi]).fetchall()[0]
+        dl = el = tc = None
+    classes = con.execute(f"SELECT count(DISTINCT {ident.quote(eq_class)}) FROM {ident.quote(output)}").fetchall()[0][0]
+    disc = con.execute("SELECT discernibility FROM sqlanon_discernibility(?, ?)", [output, qi]).fetchall()[0][0]
+    cavg = con.execute("SELECT c_avg FROM sqlanon_avg_group_size(?, ?, ?)", [output, qi, k]).fetchall()[0][0]
+    creq = None
+    if l is not None and diversity == "recursive":
+        creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [output, qi, sa, l]).fetchall()[0][0]
+    bad_l = l is not None and (dl < l or (diversity == "entropy" and el < l - 1e-9)
+                               or (diversity == "recursive" and (creq is None or creq >= c)))
+    if pk is None or pk < k or bad_l or (t is not None and tc > t):
+        raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
+                           f"k = {k}, l = {l}, t = {t}; nothing was written (please report)")
+    return {"rows": int(rows), "classes": int(classes), "k": int(pk), "distinct_l": None if dl is None else int(dl),
+            "entropy_l": None if el is None else float(el), "t": None if tc is None else float(tc),
+            "discernibility": int(disc), "avg_class_size": float(cavg)}

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import sqlanon
-from sqlanon import SqlanonError, anonymize, static
+
+from sqlanon import SqlanonError, anonymize
+from sqlanon import mondrian as mondrian_np
 from sqlanon.datasets import load_adult
 
 from mondrian_reference import _diverse, mondrian
@@ -73,16 +76,65 @@ rows_strategy = st.integers(min_value=1, max_value=3).flatmap(
 @given(spec=rows_strategy, data=st.data(), k=st.integers(1, 6), l=st.sampled_from([None, 2, 3]),
        strict=st.booleans(), t=st.sampled_from([None, None, 0.2, 0.4]),
        div=st.sampled_from([("distinct", None), ("distinct", None), ("entropy", None), ("recursive", 2.0),
-                            ("recursive", 1.0)]), one_statement=st.booleans())
-def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t, div, one_statement):
-    # both ways of running the levels: one recursive statement (small tables) and one
-    # statement group per level (above sqlanon.static._RECURSIVE_ROWS rows)
-    saved = static._RECURSIVE_ROWS
-    static._RECURSIVE_ROWS = 10 ** 9 if one_statement else 0
+                            ("recursive", 1.0)]))
+def test_mondrian_matches_reference_and_checks(spec, data, k, l, strict, t, div):
+    _check_against_reference(spec, data, k, l, strict, t, div)
+
+
+def _dims(rows, numeric):
+    """The partitioner's input built the obvious way: codes as the reference makes them."""
+    ranks, values, range_, nd = [], [], [], []
+    for d, isnum in enumerate(numeric):
+        if isnum:
+            x = [float(r[d]) for r in rows]
+        else:
+            order = {v: i for i, v in enumerate(sorted({str(r[d]) for r in rows}))}
+            x = [float(order[str(r[d])]) for r in rows]
+        distinct = sorted(set(x))
+        ranks.append([distinct.index(v) for v in x])
+        values.append(np.array(distinct) if isnum else None)
+        range_.append(max(x) - min(x))
+        nd.append(float(len(distinct)))
+    return mondrian_np.Dims(np.array(ranks, dtype=np.int32).reshape(len(numeric), len(rows)), values, range_, nd)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
+@given(spec=st.integers(1, 3).flatmap(lambda q: st.tuples(st.just(q), st.lists(st.booleans(), min_size=q, max_size=q),
+                                                          st.integers(1, 150))),
+       data=st.data(), k=st.integers(1, 8), l=st.sampled_from([None, 2, 3]), strict=st.booleans(),
+       t=st.sampled_from([None, None, 0.2, 0.4]),
+       div=st.sampled_from([("distinct", None), ("entropy", None), ("recursive", 2.0), ("recursive", 1.0)]),
+       wide=st.booleans(), dense=st.booleans())
+def test_partitioner_matches_reference(spec, data, k, l, strict, t, div, wide, dense):
+    """sqlanon.mondrian.partition alone against the slow reference, up to 150 rows, with
+    wide value ranges (more than 62 categories: the distinct count by sorting) and both
+    ways of every histogram (dense bincount / sorted unique; the grid in one piece or in
+    chunks of a few segments)."""
+    q, numeric, n = spec
+    diversity, c = div if l is not None else ("distinct", None)
+    if l is not None or t is not None:
+        strict = True
+    hi = 200 if wide else 12
+    cols = [st.integers(-hi, hi) if isnum else st.sampled_from([f"v{i}" for i in range(hi)]) for isnum in numeric]
+    rows = data.draw(st.lists(st.tuples(*cols), min_size=n, max_size=n))
+    sas = data.draw(st.lists(st.sampled_from("xyzwv"), min_size=n, max_size=n))
+    if n < k or (l is not None and (len(set(sas)) < l or (diversity != "distinct" and not _diverse(sas, l, diversity, c)))):
+        return
+    ref = sorted(mondrian([r for r in rows], numeric, k, l=l, strict=strict, sa=sas, t=t, diversity=diversity, c=c))
+    codes = {v: i for i, v in enumerate(sorted(set(sas)))}
+    saved = mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS
+    if not dense:
+        mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS = -10 ** 9, 7
     try:
-        _check_against_reference(spec, data, k, l, strict, t, div)
+        pid, _ = mondrian_np.partition(_dims(rows, numeric), k, strict=strict, sa=np.array([codes[s] for s in sas]),
+                                       l=l, diversity=diversity, c=c, t=t)
     finally:
-        static._RECURSIVE_ROWS = saved
+        mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS = saved
+    groups: dict = {}
+    for i, p in enumerate(pid.tolist()):
+        groups.setdefault(p, []).append(i)
+    assert sorted(groups.values()) == ref
 
 
 def _check_against_reference(spec, data, k, l, strict, t, div):
@@ -283,13 +335,28 @@ def test_cli_anonymize(tmp_path):
 
 
 def test_large_table_keeps_every_row(con):
-    """Above static._RECURSIVE_ROWS the levels are statement groups; every row reaches
-    the output (an INSERT ... SELECT of >= 1 row group into a temp table inside the
-    transaction came back empty in DuckDB 2.0.0: the 3M-row run published nothing)."""
+    """Every row of a table of several row groups reaches the output (an INSERT ...
+    SELECT of >= 1 row group into a temp table inside the transaction came back empty
+    in DuckDB 2.0.0: a 3M-row run once published nothing)."""
     n = 300_000
-    assert n > static._RECURSIVE_ROWS
     con.execute(f"CREATE TABLE big AS SELECT range AS id, (hash(range) % 1000)::INTEGER AS a, "
                 f"'s' || (hash(range * 7) % 5)::VARCHAR AS s FROM range({n})")
     r = anonymize(con, "big", qi=["a"], sa="s", k=40_000, output="big_out")
     assert r.rows == n and r.k >= 40_000 and r.classes == 4
     assert con.execute("SELECT count(*), count(DISTINCT eq_class) FROM big_out").fetchall()[0] == (n, 4)
+
+
+def test_threads_setting_comes_back(con):
+    """A small source runs on one thread (as a release does); the session's setting is
+    back afterwards, also when the call fails inside its transaction."""
+    con.execute("SET threads = 2")
+    _table(con, "t", [(20 + i, "x") for i in range(10)], ["INTEGER"])
+    anonymize(con, "t", qi=["q0"], k=5, output="o")
+    assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] == 2
+    con.execute("CREATE TABLE h (v VARCHAR, l1 VARCHAR)")
+    con.execute("INSERT INTO h VALUES ('a', '*')")
+    _table(con, "c", [("a", "x"), ("b", "x")], ["VARCHAR"])
+    with pytest.raises(SqlanonError, match="not in its hierarchy"):
+        anonymize(con, "c", qi=["q0"], k=1, hierarchies={"q0": "h"}, output="o2")
+    assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] == 2
+    assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o2'").fetchall()[0][0]

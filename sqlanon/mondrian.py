@@ -1,0 +1,306 @@
+"""Mondrian's partition tree, vectorized with numpy (docs/static.md, "What runs where").
+
+The input is one integer array per QI: each row's *dense rank* among the QI's
+distinct codes (so comparisons are those of the codes), plus the data the width
+needs (a numeric QI's distinct values, the table's range and distinct counts)
+and, with l or t, each row's SA code. The output is each row's partition id.
+Nothing here touches the database: ``sqlanon.static`` reads the codes from
+DuckDB in one pass, calls :func:`partition`, writes the ids back and checks the
+published table with the SQL check macros before it commits.
+
+The tree is built one *level* at a time, every open partition at once: rows
+are kept grouped by partition (each partition a contiguous segment, its rows in
+row-id order), and each level is a handful of whole-array operations
+(``reduceat`` per segment, ``bincount`` / ``unique`` histograms of (segment,
+value)), never a Python loop over partitions. The rules are those of the SQL
+version it replaces and of ``tests/mondrian_reference.py``: the widest unmasked
+QI (ties to the first), on it the most balanced allowable cut (ties to the
+smaller value); a partition without one masks that QI and tries the next widest
+at the next level; halves get ids ``nxt + 2j`` and ``nxt + 2j + 1`` in the order
+of their parent's id, so the ids (and the published classes) are those the SQL
+levels gave.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_BIG = np.iinfo(np.int64).max
+# cells of a dense (segment x value) histogram, or of a (candidate cut x SA value)
+# grid, allowed per row of the level (above it the sparse / chunked way is taken)
+_DENSE_PER_ROW = 4
+_GRID_CELLS = 1 << 22
+
+
+@dataclass
+class Dims:
+    """The QIs in rank form. ``ranks[d]`` holds each row's dense rank on QI d;
+    ``values[d]`` a numeric QI's distinct values in rank order (None for a
+    category); ``range_[d]`` / ``nd[d]`` the table's range / distinct count."""
+
+    ranks: np.ndarray           # (q, n) int32
+    values: list                # per QI: float64 array (numeric) or None (categorical)
+    range_: list                # per QI: max - min over the table (numeric)
+    nd: list                    # per QI: distinct values over the table
+
+
+def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ranks int32, distinct values sorted) of a float64 array."""
+    if x.size and np.all(np.isfinite(x)):
+        lo, hi = x.min(), x.max()
+        if hi - lo <= 4 * x.size + 1024 and np.array_equal(x, np.floor(x)):  # small integral span: no sort
+            off = (x - lo).astype(np.int64)
+            present = np.zeros(int(hi - lo) + 1, dtype=bool)
+            present[off] = True
+            rank_of = np.cumsum(present) - 1
+            return rank_of[off].astype(np.int32), (np.flatnonzero(present) + lo).astype(np.float64)
+    values, inv = np.unique(x, return_inverse=True)
+    return inv.astype(np.int32).reshape(-1), values
+
+
+def _seg_exclusive_cumsum(flags: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """Per element, how many earlier elements of its segment are set."""
+    cs = np.cumsum(flags, dtype=np.int64)
+    before = np.where(starts > 0, cs[starts - 1], 0)
+    return cs - flags - before[seg]
+
+
+def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None = None, l: int | None = None,
+              diversity: str = "distinct", c: float | None = None, t: float | None = None) -> tuple[np.ndarray, int]:
+    """Each row's partition id (int64, rows in input order) and the number of levels."""
+    ranks = dims.ranks
+    q, n = ranks.shape
+    out = np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return out, 0
+    numeric = [v is not None for v in dims.values]
+    vmax = int(ranks.max()) + 1 if n else 1
+    use_grid = t is not None or (l is not None and diversity != "distinct")
+    use_l = l is not None and diversity == "distinct"
+    n_sa = int(sa.max()) + 1 if sa is not None and n else 0
+    qdist = np.bincount(sa, minlength=n_sa) / n if t is not None else None
+
+    small = [not numeric[d] and dims.nd[d] <= 62 for d in range(q)]  # distinct values as bits of an int64
+    order = np.arange(n, dtype=np.int64)      # active rows, grouped by segment
+    # (q, n_active) ranks of the active rows, same order (int16 when they fit: less to move)
+    xo = ranks.astype(np.int16) if vmax <= np.iinfo(np.int16).max else ranks
+    so = sa                                   # SA codes of the active rows
+    lens = np.array([n], dtype=np.int64)      # per segment: rows
+    pids = np.zeros(1, dtype=np.int64)        # per segment: partition id
+    masks = np.zeros(1, dtype=np.int64)       # per segment: QIs with no allowable cut (bits)
+    nxt = 1
+    levels = 0
+    while lens.size:
+        levels += 1
+        starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
+        P = lens.size
+        # 1. widths of every QI per segment; pick the widest unmasked
+        w = np.full((q, P), -1.0)
+        for d in range(q):
+            free = (masks >> d) & 1 == 0
+            if numeric[d]:
+                lo = np.minimum.reduceat(xo[d], starts)
+                hi = np.maximum.reduceat(xo[d], starts)
+                vals = dims.values[d]
+                w[d] = np.where((hi > lo) & free, (vals[hi] - vals[lo]) / (dims.range_[d] or 1.0), -1.0)
+            else:
+                nd = _distinct_per_segment(xo[d], starts, lens, small[d])
+                w[d] = np.where((nd > 1) & free, nd / dims.nd[d], -1.0)
+        dim = np.argmax(w, axis=0)
+        best_w = w[dim, np.arange(P)]
+        open_ = (lens >= 2 * k) & (best_w > 0)
+        seg_of_row = np.repeat(np.arange(P), lens)
+        if not open_.all():  # final segments leave the working set
+            fin_rows = ~open_[seg_of_row]
+            out[order[fin_rows]] = pids[seg_of_row[fin_rows]]
+            keep = ~fin_rows
+            order, xo = order[keep], np.compress(keep, xo, axis=1)
+            if so is not None:
+                so = so[keep]
+            lens, pids, masks, dim = lens[open_], pids[open_], masks[open_], dim[open_]
+            if not lens.size:
+                break
+            P = lens.size
+            starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
+            seg_of_row = np.repeat(np.arange(P), lens)
+        m = order.size
+        ar = np.arange(m)
+        xv = np.take(xo.reshape(-1), dim[seg_of_row] * m + ar).astype(np.int64)
+        # 2. the histogram of (segment, value) on the picked QI, in (segment, value) order
+        e_seg, e_val, e_cnt, e_first, row_entry = _histogram(seg_of_row, xv, P, vmax, need_rows=use_grid)
+        cum = np.cumsum(e_cnt)
+        before = np.where(e_first > 0, cum[e_first - 1], 0)
+        cum = cum - before[e_seg]                   # rows of the segment with value <= e_val
+        n_e = lens[e_seg]
+        if strict:
+            ok = (cum >= k) & (n_e - cum >= k)
+            if use_l:
+                ok &= _distinct_sides_ok(seg_of_row, so, xv, P, n_sa, l, e_seg, e_val, e_first, vmax)
+            if use_grid:
+                ok &= _grid_ok(ok, row_entry, so, starts, n_sa, e_seg, e_first, cum, n_e, l, diversity, c, t, qdist)
+            key = np.where(ok, np.abs(2 * cum - n_e) * vmax + e_val, _BIG)
+            bestkey = np.minimum.reduceat(key, e_first)
+            has = bestkey < _BIG
+            cv = np.where(has, bestkey % vmax, -1)
+            take = None
+        else:
+            half = lens // 2
+            hit = cum >= half[e_seg]
+            first_hit = np.minimum.reduceat(np.where(hit, np.arange(e_seg.size), _BIG), e_first)
+            has = np.ones(P, dtype=bool)
+            cv = e_val[first_hit]
+            take = half - (cum[first_hit] - e_cnt[first_hit])
+        # 3. cut segments get new ids in the order of their ids; the others mask the QI
+        cut_idx = np.flatnonzero(has)
+        lid = np.full(P, -1, dtype=np.int64)
+        lid[cut_idx[np.argsort(pids[cut_idx], kind="stable")]] = nxt + 2 * np.arange(cut_idx.size)
+        nxt += 2 * cut_idx.size
+        masks = np.where(has, 0, masks | (np.int64(1) << dim.astype(np.int64)))
+        cvr = cv[seg_of_row]
+        if strict:
+            left = xv <= cvr
+        else:
+            tie = xv == cvr
+            left = (xv < cvr) | (tie & (_seg_exclusive_cumsum(tie, starts, seg_of_row) < take[seg_of_row]))
+        left |= ~has[seg_of_row]
+        n_left = np.bincount(seg_of_row, weights=left, minlength=P).astype(np.int64)
+        rank_l = _seg_exclusive_cumsum(left, starts, seg_of_row)
+        rank_r = ar - starts[seg_of_row] - rank_l
+        newpos = starts[seg_of_row] + np.where(left, rank_l, n_left[seg_of_row] + rank_r)
+        inv = np.empty(m, dtype=np.int64)
+        inv[newpos] = ar
+        order, xo = np.take(order, inv), np.take(xo, inv, axis=1)
+        if so is not None:
+            so = np.take(so, inv)
+        # new segment list: a cut segment becomes (left, right), the others stay
+        n_right = lens - n_left
+        two = has.astype(np.int64) + 1
+        rep = np.repeat(np.arange(P), two)
+        is_right = np.zeros(rep.size, dtype=bool)
+        is_right[np.cumsum(two)[has] - 1] = True
+        lens = np.where(is_right, n_right[rep], np.where(has[rep], n_left[rep], lens[rep]))
+        pids = np.where(has[rep], lid[rep] + is_right, pids[rep])
+        masks = masks[rep]
+    return out, levels
+
+
+_POW2 = np.left_shift(np.int64(1), np.arange(63, dtype=np.int64))
+
+
+def _popcount(bits: np.ndarray) -> np.ndarray:
+    """Set bits per int64 (numpy >= 2.0 has it built in; the package allows 1.26)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(bits)
+    return np.unpackbits(np.ascontiguousarray(bits).view(np.uint8)).reshape(-1, 64).sum(axis=1)
+
+
+def _distinct_per_segment(x: np.ndarray, starts: np.ndarray, lens: np.ndarray, small: bool) -> np.ndarray:
+    """Distinct values of x per segment (small: x < 62, counted as the bits of an OR)."""
+    if small:
+        return _popcount(np.bitwise_or.reduceat(np.take(_POW2, x), starts)).astype(np.float64)
+    v = int(x.max()) + 1
+    seg = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
+    u = np.unique(seg * v + x)
+    return np.bincount(u // v, minlength=lens.size).astype(np.float64)
+
+
+def _histogram(seg, xv, P, vmax, need_rows):
+    """Entries (segment, value, count) sorted by (segment, value), each segment's
+    first entry, and (when need_rows) each row's entry index."""
+    key = seg.astype(np.int64) * vmax + xv
+    if P * vmax <= _DENSE_PER_ROW * seg.size + 4096:
+        cnt = np.bincount(key, minlength=P * vmax)
+        nz = np.flatnonzero(cnt)
+        row_entry = (np.cumsum(cnt > 0) - 1)[key] if need_rows else None
+        e_cnt = cnt[nz]
+        keys = nz
+    else:
+        if need_rows:
+            keys, row_entry, e_cnt = np.unique(key, return_inverse=True, return_counts=True)
+        else:
+            keys, e_cnt = np.unique(key, return_counts=True)
+            row_entry = None
+    e_seg, e_val = keys // vmax, keys % vmax
+    e_first = np.flatnonzero(np.concatenate(([True], e_seg[1:] != e_seg[:-1])))
+    return e_seg, e_val, e_cnt.astype(np.int64), e_first, row_entry
+
+
+def _distinct_sides_ok(seg, sa, xv, P, n_sa, l, e_seg, e_val, e_first, vmax):
+    """Distinct l-diversity of both sides of every candidate cut: the left side of a
+    cut at v holds SA value s iff s's smallest value in the segment is <= v; the right
+    side iff its largest is > v."""
+    cell = seg.astype(np.int64) * n_sa + sa
+    if P * n_sa <= _DENSE_PER_ROW * seg.size + 4096:
+        mn = np.full(P * n_sa, _BIG, dtype=np.int64)
+        mx = np.full(P * n_sa, -1, dtype=np.int64)
+        np.minimum.at(mn, cell, xv)
+        np.maximum.at(mx, cell, xv)
+        present = mx >= 0
+        c_seg = np.flatnonzero(present) // n_sa
+        mn, mx = mn[present], mx[present]
+    else:
+        u = np.unique(cell * vmax + xv)
+        g = u // vmax
+        first = np.concatenate(([True], g[1:] != g[:-1]))
+        last = np.concatenate((g[1:] != g[:-1], [True]))
+        c_seg, mn, mx = g[first] // n_sa, (u % vmax)[first], (u % vmax)[last]
+    ekey = e_seg * vmax + e_val
+    n_ent = e_seg.size
+    # per entry: how many SA values have their minimum at this (segment, value), and their maximum
+    at_min = np.bincount(np.searchsorted(ekey, c_seg * vmax + mn), minlength=n_ent)
+    at_max = np.bincount(np.searchsorted(ekey, c_seg * vmax + mx), minlength=n_ent)
+    left_d = np.cumsum(at_min)
+    left_d -= np.where(e_first > 0, left_d[e_first - 1], 0)[e_seg]
+    upto_max = np.cumsum(at_max)
+    upto_max -= np.where(e_first > 0, upto_max[e_first - 1], 0)[e_seg]
+    total = np.bincount(c_seg, minlength=P)[e_seg]
+    return (left_d >= l) & (total - upto_max >= l)
+
+
+def _grid_ok(cand, row_entry, sa, starts, n_sa, e_seg, e_first, cum, n_e, l, diversity, c, t, qdist):
+    """Entropy / recursive (c, l)-diversity and t-closeness (equal distance) of both
+    sides of every candidate cut, from the (candidate cut x SA value) counts; done in
+    chunks of whole segments so that the grid stays under _GRID_CELLS cells."""
+    n_ent = e_seg.size
+    ok = np.zeros(n_ent, dtype=bool)
+    bounds = np.concatenate((e_first, [n_ent]))
+    step = max(1, _GRID_CELLS // max(n_sa, 1))
+    row_bounds = np.concatenate((starts, [row_entry.size]))  # a segment's rows are contiguous
+    i = 0
+    nseg = e_first.size
+    while i < nseg:
+        a = bounds[i]
+        j = int(np.searchsorted(bounds, a + step, side="right")) - 1
+        j = max(j, i + 1)
+        b = bounds[j]
+        r0, r1 = row_bounds[i], row_bounds[j]
+        cells = (row_entry[r0:r1] - a) * n_sa + sa[r0:r1]
+        g = np.bincount(cells, minlength=(b - a) * n_sa).reshape(b - a, n_sa)
+        csum = np.cumsum(g, axis=0)
+        seg_local = e_seg[a:b] - e_seg[a]
+        firsts = bounds[i:j] - a
+        lasts = bounds[i + 1:j + 1] - a - 1
+        base = np.where(firsts[:, None] > 0, csum[np.maximum(firsts - 1, 0)], 0)
+        left = csum - base[seg_local]
+        right = (csum[lasts] - base)[seg_local] - left
+        nl = cum[a:b].astype(np.float64)[:, None]
+        nr = (n_e[a:b] - cum[a:b]).astype(np.float64)[:, None]
+        good = cand[a:b].copy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if t is not None:
+                good &= 0.5 * np.abs(left / nl - qdist).sum(axis=1) <= t - 1e-9
+                good &= 0.5 * np.abs(right / nr - qdist).sum(axis=1) <= t - 1e-9
+            if l is not None and diversity == "entropy":
+                for side, nn in ((left, nl), (right, nr)):
+                    p = side / nn
+                    h = -np.where(side > 0, p * np.log(np.where(side > 0, p, 1.0)), 0.0).sum(axis=1)
+                    good &= h >= np.log(l) - 1e-12
+            if l is not None and diversity == "recursive":
+                for side in (left, right):
+                    r = -np.sort(-side, axis=1)
+                    good &= ((side > 0).sum(axis=1) >= l) & (r[:, 0] < c * r[:, l - 1:].sum(axis=1))
+        ok[a:b] = good
+        i = j
+    return ok
