@@ -255,9 +255,13 @@ def run(hist: str, model: str, releases: int, scale: float, qe: QueryError, log=
 
 # --------------------------------------------------------------------- writer
 def _git() -> str:
+    """HEAD's short hash, with "+changes" when tracked files differ from it."""
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent).stdout.strip()
+        git = ["git", "-C", str(Path(__file__).parent)]
+        head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True).stdout.strip()
+        return head + ("+changes" if dirty else "")
     except OSError:
         return "?"
 
@@ -362,7 +366,7 @@ def markdown(d: dict) -> str:
                      f"{len(xs) - len(ok)} | {sum(x['seconds'] for x in xs) / len(xs):.2f} |")
     missing = [f"{h}/{m}" for h in HISTORIES for m in MODELS if (h, m) not in streams]
     if missing:
-        L += ["", f"Not run: {', '.join(missing)}."]
+        L += ["", f"Not in these results: {', '.join(missing)}."]
     L += ["", "The last release is release 50 when the run had 50 releases; its column says which otherwise. "
           "Plot: longrun.png (fake and stale share per release, a panel per history, a line per model; dashed: "
           "h+s as reported).", ""]
