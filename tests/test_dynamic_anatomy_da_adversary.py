@@ -132,6 +132,7 @@ def test_paper_table12_exposes_the_suppressed_48_female():
 def test_static_anatomy_says_unsafe_baseline(con):
     con.execute("CREATE TABLE src AS SELECT range AS id, range % 7 AS age, 'v' || (range % 5) AS dis FROM range(30)")
     a = Publisher(con, "s", source="src", id="id", qi=["age"], sa="dis", model="anatomy", l=3).release()
-    d = Publisher(con, "d", source="src", id="id", qi=["age"], sa="dis", model="dynamic-anatomy", l=3).release()
+    d = Publisher(con, "d", source="src", id="id", qi=["age"], sa="dis", model="dynamic-anatomy", l=3,
+                  allow_shared=True).release()  # the same persons as project s, on purpose
     assert a.unsafe_baseline and a.line().endswith("| unsafe baseline")
     assert not d.unsafe_baseline and "unsafe" not in d.line()
