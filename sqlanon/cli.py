@@ -439,12 +439,15 @@ def status_cmd(db, project, project_file, as_json) -> None:
 
 def _status_text(df) -> str:
     """The ledger for people: times to the second, NCP in % with one decimal,
-    seconds with two, no fingerprint (a 19-digit number: in --json)."""
+    seconds with two, the fake and stale shares of every release (issue 32),
+    no fingerprint (a 19-digit number: in --json)."""
     import pandas as pd
 
-    out = df.drop(columns=[c for c in ("fingerprint",) if c in df.columns])
+    from .publisher import shares
+
+    out = shares(df).drop(columns=[c for c in ("fingerprint",) if c in df.columns])
     fmt = {"made_at": lambda t: t.strftime("%Y-%m-%d %H:%M:%S"), "ncp": lambda v: f"{v:.1f}%",
-           "seconds": lambda v: f"{v:.2f} s"}
+           "seconds": lambda v: f"{v:.2f} s", "fake_share": lambda v: f"{v:.1%}", "stale_share": lambda v: f"{v:.1%}"}
     for col in out.columns:
         f = fmt.get(col)
         out[col] = ["-" if pd.isna(v) else f(v) if f else v for v in out[col].astype(object)]

@@ -205,7 +205,7 @@ def verdict(text: str) -> str:
 
 def release_html(result) -> str:
     """A :class:`sqlanon.ReleaseResult` as one row of the ledger's columns."""
-    d = asdict(result)
+    d = asdict(result) | {"fake_share": f"{result.fake_share:.1%}", "stale_share": f"{result.stale_share:.1%}"}
     if d.get("dl") is None:  # m-invariance: the anatomy models' columns say nothing
         d.pop("dl")
         if not d["suppressed"]:  # (sliced-bucket: its updates held over)

@@ -57,11 +57,14 @@ to = "export"                # folder
 format = "parquet"           # or "csv"
 '''
 
-_TOP = {"project", "database", "source", "id", "qi", "sa", "model", "output", "templates", "parameters", "export"}
+_TOP = {"project", "database", "source", "id", "qi", "sa", "model", "output", "templates", "parameters", "export",
+        "warn"}
 _REQUIRED = ("project", "database", "source", "id", "qi", "sa")
 # [parameters]: every parameter (and alias) a registered model declares, and the seed
 _PARAMETERS = {"seed"} | {n for spec in MODELS.values() for p in spec.parameters for n in (p.name, *p.aliases)}
 _EXPORT = {"to", "format"}
+# [warn]: thresholds of the fake and stale shares (Publisher's warn_fake, warn_stale)
+_WARN = {"fake", "stale"}
 
 
 @dataclass(frozen=True)
@@ -81,11 +84,13 @@ class ProjectFile:
     templates: Path | None = None
     export_to: Path | None = None
     export_format: str = "parquet"
+    warn: dict = field(default_factory=dict)
 
     def publisher_arguments(self) -> dict:
         """Keyword arguments of :class:`sqlanon.Publisher` (after ``con`` and the project name)."""
         return {"source": self.source, "id": self.id, "qi": list(self.qi), "sa": self.sa, "model": self.model,
-                "output": self.output, "templates_dir": self.templates, **self.parameters}
+                "output": self.output, "templates_dir": self.templates, **self.parameters,
+                **{f"warn_{k}": v for k, v in self.warn.items()}}
 
     def privacy_parameter(self) -> int | None:
         """m (m-invariance) or l (anatomy models), as the file gives it."""
@@ -135,6 +140,10 @@ def load(path: str | Path) -> ProjectFile:
         raise _fail(path, f"qi must be a list of column names, got {data['qi']!r}")
     params = _table(path, data, "parameters", _PARAMETERS, "parameter")
     export = _table(path, data, "export", _EXPORT, "key")
+    warn = _table(path, data, "warn", _WARN, "key")
+    for k, v in warn.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
+            raise _fail(path, f"[warn] {k} must be a share between 0 and 1 (0.1 = 10%), got {v!r}")
     try:
         check_project(data["project"])
     except SqlanonError as exc:
@@ -145,7 +154,8 @@ def load(path: str | Path) -> ProjectFile:
         id=data["id"], qi=qi, sa=data["sa"], model=data.get("model", "m-invariance"),
         output=data.get("output", "anatomy"), parameters=dict(params),
         templates=base / data["templates"] if "templates" in data else None,
-        export_to=base / export["to"] if "to" in export else None, export_format=export.get("format", "parquet"))
+        export_to=base / export["to"] if "to" in export else None, export_format=export.get("format", "parquet"),
+        warn=dict(warn))
 
 
 def find(explicit: str | Path | None = None, cwd: str | Path | None = None) -> ProjectFile:

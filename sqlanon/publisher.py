@@ -104,10 +104,39 @@ class ReleaseResult:
                 f"{extra}NCP {self.ncp:.1f}% | {self.seconds:.2f} s"
                 + (" | unsafe baseline" if self.unsafe_baseline else ""))
 
+    @property
+    def fake_share(self) -> float:
+        """Counterfeits / published rows (0 when nothing is published): :func:`shares`."""
+        return share(self.counterfeits, self.published)
+
+    @property
+    def stale_share(self) -> float:
+        """(held + suppressed) / the source's persons: :func:`shares`."""
+        return share(self.held + self.suppressed, self.survivors + self.new + self.reinserted + self.updated)
+
     def _repr_html_(self) -> str:  # notebooks (sqlanon/display.py)
         from .display import release_html
 
         return release_html(self)
+
+
+def share(part: int, whole: int) -> float:
+    """``part / whole``, 0.0 when ``whole`` is 0."""
+    return part / whole if whole else 0.0
+
+
+def shares(ledger):
+    """The fake and stale shares of every release of a ledger DataFrame
+    (issue 32, docs/projects.md "Fake and stale shares"), as two columns
+    ``fake_share`` = counterfeits / published rows and ``stale_share`` =
+    (held + suppressed) / the source's persons (survivors + new + reinserted +
+    updated): persons not published with their current value, and rows of
+    persons no longer in the source (dynamic Anatomy's data holding; it counts
+    an SA update in both held and suppressed, seed 004's |HD| and |SP|)."""
+    present = ledger["survivors"] + ledger["new"] + ledger["reinserted"] + ledger["updated"]
+    stale = ledger["held"] + ledger["suppressed"].fillna(0)
+    return ledger.assign(fake_share=[share(int(c), int(p)) for c, p in zip(ledger["counterfeits"], ledger["published"])],
+                         stale_share=[share(int(h), int(n)) for h, n in zip(stale, present)])
 
 
 #: per-statement timings of every release are logged here at DEBUG level, e.g.
@@ -177,7 +206,8 @@ class Publisher:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, project: str, *, source: str, id: str, qi, sa: str,
                  model: str = "m-invariance", output: str = "anatomy", seed: int = 0, templates_dir=None,
-                 allow_shared=(), **params) -> None:
+                 allow_shared=(), warn_fake: float | None = None, warn_stale: float | None = None,
+                 **params) -> None:
         self.engine = as_engine(con)  # a duckdb connection is wrapped (sqlanon.engine)
         self.con = getattr(self.engine, "con", con)
         self.proj = Project(project)
@@ -202,6 +232,13 @@ class Publisher:
             if not all(isinstance(a, str) for a in allow_shared):
                 raise SqlanonError(f"allow_shared takes project names (or True: any project), got {allow_shared!r}")
         self.allow_shared = allow_shared
+        # thresholds of the fake and stale shares above which a release logs a
+        # warning (issue 32); not parameters of the project: they change nothing
+        # it publishes, and may change from one release to the next
+        for name, v in (("warn_fake", warn_fake), ("warn_stale", warn_stale)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1):
+                raise SqlanonError(f"{name} must be a share between 0 and 1 (0.1 = 10%), or None; got {v!r}")
+        self.warn_fake, self.warn_stale = warn_fake, warn_stale
         self.m = self.values[self.spec.parameter]  # the privacy parameter: m, or l for the anatomy models
         if not self.qi:
             raise SqlanonError(f"the QI column list of project {project!r} is empty; name at least one quasi-identifier")
@@ -760,7 +797,27 @@ class Publisher:
                                    "open it read-write; nothing was written") from exc
             raise
         prof.report(f"project {self.project!r} release {r}")
+        self._warn_shares(result)
         return result
+
+    def _warn_shares(self, result: ReleaseResult) -> None:
+        """Log a warning when the release's fake or stale share is above the
+        threshold the user set, with the share of the release before (the trend)."""
+        checks = [("counterfeits", "of the published rows", result.fake_share, self.warn_fake, "fake_share"),
+                  ("stale rows", "of the source's persons", result.stale_share, self.warn_stale, "stale_share")]
+        checks = [c for c in checks if c[3] is not None and c[2] > c[3]]
+        if not checks:
+            return
+        before = shares(status(self.con, self.project))
+        before = before[before["release"] == result.release - 1]
+        for what, of, value, limit, col in checks:
+            trend = ""
+            if not before.empty:
+                was = float(before[col].iloc[0])
+                trend = f" (release {result.release - 1}: {was:.1%}, {100 * (value - was):+.1f} points)"
+            LOG.warning(f"project {self.project!r} release {result.release}: {what} are {value:.1%} {of}, above "
+                        f"warn_{col.split('_')[0]} = {limit:.0%}{trend}; docs/threat_model.md (\"What is left\") "
+                        "says where they come from and what lowers them")
 
 
 def status(con: duckdb.DuckDBPyConnection, project: str):

@@ -81,6 +81,20 @@ class Report:
                           "</head><body>",
                           f"<h1>{html.escape(title)}</h1>", self._body(), "</body></html>"])
 
+    def shares_text(self) -> str:
+        """The fake and stale shares of the last release and their trend over the
+        last five releases (issue 32; sqlanon.publisher.shares)."""
+        from .publisher import shares
+
+        sh = shares(self.ledger.sort_values("release"))
+        last, first = sh.iloc[-1], sh.iloc[max(0, len(sh) - 6)]
+        span = f"since release {int(first['release'])}"
+        return (f"release {int(last['release'])}: counterfeits {last['fake_share']:.1%} of the published rows "
+                f"({100 * (last['fake_share'] - first['fake_share']):+.1f} points {span}), stale rows "
+                f"{last['stale_share']:.1%} of the source's persons "
+                f"({100 * (last['stale_share'] - first['stale_share']):+.1f} points {span}); "
+                "docs/projects.md, \"Fake and stale shares\"")
+
     def _body(self) -> str:
         a = self.audit
         parts = [
@@ -95,6 +109,7 @@ class Report:
                           caption="findings per check"),
             display.table(self.per_release, caption="per release (findings at the last release they use)"),
             '<h2 id="ledger">Ledger</h2>',
+            f'<p id="shares">{html.escape(self.shares_text())}</p>',
             display.ledger_html(self.ledger, caption=Project(self.project).table("ledger"),
                                 columns=HTML_LEDGER_COLUMNS),
             display.pairs(self.parameters, caption="parameters"),

@@ -151,3 +151,61 @@ def test_random_streams_are_published_and_narrow_nobody(model, kind, sa, m, n0, 
         assert attack(con, "p", sources(frames, sa), qi=QI, sa=sa, m=m) == []
     finally:
         con.close()
+
+
+def test_users_see_the_fake_and_stale_shares(tmp_path, caplog):
+    """Issue 32 item 6: the shares per release in ReleaseResult, status (CLI
+    and sqlanon.publisher.shares), the notebook display and the report; a
+    release above a threshold the user set (Python or project file) logs a
+    warning with the trend."""
+    import logging
+
+    from click.testing import CliRunner
+
+    from sqlanon.cli import main
+    from sqlanon.display import release_html
+    from sqlanon.projectfile import load
+    from sqlanon.publisher import shares, status
+    from sqlanon.report import build
+
+    db = tmp_path / "s.duckdb"
+    con = sqlanon.connect(db)
+    try:
+        frames = stream(_pool(con, "occupation"), "occupation", "updates", releases=3, n0=300, churn=30, seed=4)
+        res = run(con, frames[:2], "m-invariance", "occupation", 5)
+        assert res[1].counterfeits > 0
+        for r in res:
+            assert r.fake_share == r.counterfeits / r.published
+            assert r.stale_share == (r.held + r.suppressed) / (r.survivors + r.new + r.reinserted + r.updated)
+        led = shares(status(con, "p"))
+        assert list(led["fake_share"]) == [r.fake_share for r in res]
+        assert list(led["stale_share"]) == [r.stale_share for r in res]
+        assert f"{res[1].fake_share:.1%}" in release_html(res[1])
+        assert f"counterfeits {res[1].fake_share:.1%} of the published rows" in build(con, "p", plots=False).shares_text()
+        # a threshold below the share: a warning naming it, with the release before
+        con.register("f3", frames[2])
+        con.execute("CREATE OR REPLACE TABLE src AS SELECT * FROM f3")
+        con.unregister("f3")
+        with caplog.at_level(logging.WARNING, logger="sqlanon"):
+            r3 = Publisher(con, "p", source="src", id="id", qi=QI, sa="occupation", model="m-invariance", m=5,
+                           seed=1, warn_fake=0.01).release()
+        msg = [m for m in caplog.messages if "warn_fake = 1%" in m]
+        assert len(msg) == 1 and f"counterfeits are {r3.fake_share:.1%}" in msg[0]
+        assert f"release 2: {res[1].fake_share:.1%}" in msg[0]
+        with pytest.raises(sqlanon.SqlanonError, match="warn_stale must be a share"):
+            Publisher(con, "p", source="src", id="id", qi=QI, sa="occupation", m=5, warn_stale=5)
+    finally:
+        con.close()
+    out = CliRunner().invoke(main, ["status", str(db), "p"])
+    assert out.exit_code == 0 and "fake_share" in out.output and f"{r3.fake_share:.1%}" in out.output
+    # the project file's [warn] table
+    (tmp_path / "sqlanon.toml").write_text(
+        'project = "p"\ndatabase = "s.duckdb"\nsource = "src"\nid = "id"\nqi = ["age"]\nsa = "occupation"\n'
+        "[warn]\nfake = 0.2\nstale = 0.05\n")
+    args = load(tmp_path / "sqlanon.toml").publisher_arguments()
+    assert (args["warn_fake"], args["warn_stale"]) == (0.2, 0.05)
+    (tmp_path / "bad.toml").write_text(
+        'project = "p"\ndatabase = "s.duckdb"\nsource = "src"\nid = "id"\nqi = ["age"]\nsa = "occupation"\n'
+        "[warn]\nfake = 20\n")
+    with pytest.raises(sqlanon.SqlanonError, match=r"\[warn\] fake must be a share"):
+        load(tmp_path / "bad.toml")
