@@ -405,7 +405,17 @@ def test_cli_demo_force_touches_only_its_own_tables(tmp_path):
         r = _cli("demo", "--db", db, "--releases", "2", "--force")
         assert r.exit_code == 0 and r.output.count("audit: safe") == 2, r.output
     after = _md5_file(db)
-    assert {k: v for k, v in after.items() if k in before} == before
+    # (the database's record of every project's persons, sqlanon_private._persons,
+    # gains the demo's: the shared-persons check of issue 33; the user's rows stay)
+    shared = ("x", "sqlanon_private", "_persons")
+    assert {k: v for k, v in after.items() if k in before and k != shared} == {
+        k: v for k, v in before.items() if k != shared}
+    con = sqlanon.connect(db)
+    try:
+        mine = con.execute("SELECT count(*) FROM sqlanon_private._persons WHERE project <> 'adult'").fetchone()[0]
+    finally:
+        con.close()
+    assert mine == before[shared][0]
     demo = [k for k in after if k[2].startswith("sqlanon_adult_") or (k[1] == "sqlanon_private" and k[2].startswith("adult_"))]
     assert len(demo) >= 6 and sum(k[1] == "sqlanon_private" for k in demo) >= 4
     assert all(k[2] in ("adult_pool", "adult_now") or k in demo for k in after if k not in before)
