@@ -2,7 +2,8 @@
 keeps published tables identical (issue 14): 5-release histories over 5,000
 Adult rows (sqlanon.histories.history) for m-invariance (anatomy and generalized
 output, the window and the rowid-sort step 8, eligibility 'random'),
-dynamic-anatomy, static anatomy and the naive publisher; per table the row
+dynamic-anatomy, static anatomy, sliced-bucket (m = 2, 3, 4; tau and the Cach
+varied) and the naive publisher; per table the row
 count and the md5 of its sorted rows (the ledger without made_at, seconds and
 fingerprint and the provenance columns; __secret left out; __chains as a set of
 rows; private tables keyed by their former main-schema names). Then 12 random
@@ -37,6 +38,9 @@ CONFIGS = [  # name, Publisher keywords, step 8's ROWID_SORT_MIN_ROWS
     ("minv_random", dict(model="m-invariance", m=3, eligibility="random"), None),
     ("dyn", dict(model="dynamic-anatomy", l=3), None),
     ("static", dict(model="anatomy", l=3), None),
+    ("sliced3", dict(model="sliced-bucket", m=3, output="anatomy"), None),
+    ("sliced4", dict(model="sliced-bucket", m=4, tau=2, cach=1), None),
+    ("sliced2_nocach", dict(model="sliced-bucket", m=2, cach=0), None),
 ]
 
 try:  # the m-invariance model's module (sqlanon/models/), or the publisher before the model registry
