@@ -752,7 +752,7 @@ class Publisher:
                       "max_sa_values": min(MAX_SA_VALUES, self.engine.signature_values)}
             prof.mark("create tables, next group id")
             stats = None
-            names = templates.steps(self.env, self.pipeline)
+            names = templates.steps(self.env, self.pipeline, self.spec.extends)
             for name in names:
                 step = name.split("/")[-1].split(".")[0]
                 hook = self.spec.hooks.get(step)

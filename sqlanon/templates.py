@@ -109,53 +109,103 @@ def environment(overrides: str | Path | None = None, engine: str = "duckdb") -> 
     return env
 
 
-def steps(env: jinja2.Environment, pipeline: str) -> list[str]:
-    """Template names of a pipeline in step order (``NN_`` prefix)."""
-    names = sorted({n for n in env.list_templates() if n.startswith(pipeline + "/") and n.endswith(".sql.j2")})
-    if not names:
-        raise SqlanonError(f"no templates for pipeline {pipeline!r} under sql/{pipeline}/")
-    return names
+def steps(env: jinja2.Environment, pipeline: str, extends: str | None = None) -> list[str]:
+    """Template names of a pipeline in step order (``NN_`` prefix). With
+    ``extends`` (a variant's base pipeline, :class:`sqlanon.models.base.Model`),
+    the base's steps and the pipeline's own, a file of the pipeline replacing
+    the base's file of the same name.
+
+    >>> [n for n in steps(environment(), "sliced_bucket", "m_invariance") if n.startswith(("s", "m_invariance/03"))]
+    ['m_invariance/03_carry.sql.j2', 'sliced_bucket/03_moves.sql.j2', 'sliced_bucket/03_reserve.sql.j2', \
+'sliced_bucket/04_refill.sql.j2', 'sliced_bucket/06_constrained.sql.j2', 'sliced_bucket/06_holdover.sql.j2', \
+'sliced_bucket/07_eligible.sql.j2', 'sliced_bucket/09_publish.sql.j2', 'sliced_bucket/90_stats.sql.j2']
+    """
+    by_step: dict[str, str] = {}
+    for folder in (extends, pipeline) if extends else (pipeline,):
+        names = {n for n in env.list_templates() if n.startswith(folder + "/") and n.endswith(".sql.j2")}
+        if not names:
+            raise SqlanonError(f"no templates for pipeline {folder!r} under sql/{folder}/")
+        by_step.update((n[len(folder) + 1:], n) for n in names)
+    return [by_step[step] for step in sorted(by_step)]
+
+
+def parents(env: jinja2.Environment, name: str) -> list[str]:
+    """The templates ``name`` extends (``{% extends "..." %}``), nearest first.
+
+    >>> parents(environment(), "sliced_bucket/06_constrained.sql.j2")
+    ['m_invariance/06_constrained.sql.j2']
+    """
+    out = []
+    while True:
+        source = env.loader.get_source(env, name)[0]
+        found = [node.template.value for node in env.parse(source).find_all(jinja2.nodes.Extends)
+                 if isinstance(node.template, jinja2.nodes.Const)]
+        if not found:
+            return out
+        name = found[0]
+        out.append(name)
 
 
 def hashes(env: jinja2.Environment, names) -> tuple[dict[str, str], list[str]]:
     """The sha256 (hex) of the source of each template in ``names``, as the
     environment loads it (an override when the project has one), and the names
-    that came from the override folder (recorded in the release ledger)."""
+    of the files that came from the override folder (recorded in the release
+    ledger). A template that extends others hashes its source and theirs
+    (nearest parent first, each after a NUL), so an edit of a parent changes
+    its variants' hashes too; the files listed include such parents."""
     sha, overridden = {}, []
     for name in names:
         digest, over = _hash(env, name)
         sha[name] = digest
-        if over:
-            overridden.append(name)
+        overridden += [n for n in over if n not in overridden]
     return sha, overridden
 
 
-# (environment, template) -> (the template object, sha256 of its source, whether
-# it came from an override folder): a file is read and hashed again only when
-# Jinja has reloaded it (an edited file gives a new Template object)
-_HASHES: dict[tuple[int, str], tuple[jinja2.Template, str, bool]] = {}
+# (environment, template) -> (the template object, the names of its parents)
+_PARENTS: dict[tuple[int, str], tuple[jinja2.Template, tuple[str, ...]]] = {}
 
 
-def _hash(env: jinja2.Environment, name: str) -> tuple[str, bool]:
+def _chain(env: jinja2.Environment, name: str) -> tuple[jinja2.Template, ...]:
+    """The template objects of ``name`` and its parents: Jinja reloads an edited
+    file (a new Template object), so the caches below compare these."""
+    tpl = env.get_template(name)
+    hit = _PARENTS.get((id(env), name))
+    if hit is None or hit[0] is not tpl:
+        if len(_PARENTS) > _MAX_CACHED:
+            _PARENTS.clear()
+        hit = _PARENTS[(id(env), name)] = (tpl, tuple(parents(env, name)))
+    return (tpl, *(env.get_template(n) for n in hit[1]))
+
+
+# (environment, template) -> (the template objects of it and its parents, sha256
+# of their sources, those of them from an override folder): the files are read
+# and hashed again only when Jinja has reloaded one of them
+_HASHES: dict[tuple[int, str], tuple[tuple[jinja2.Template, ...], str, list[str]]] = {}
+
+
+def _hash(env: jinja2.Environment, name: str) -> tuple[str, list[str]]:
     import hashlib
 
-    tpl = env.get_template(name)
+    chain = _chain(env, name)
     hit = _HASHES.get((id(env), name))
-    if hit is not None and hit[0] is tpl:
+    if hit is not None and hit[0] == chain:
         return hit[1], hit[2]
-    source, filename, _ = env.loader.get_source(env, name)
-    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-    over = bool(filename) and Path(sql_dir()).resolve() not in Path(filename).resolve().parents
+    digest, over = hashlib.sha256(), []
+    for i, tpl in enumerate(chain):
+        source, filename, _ = env.loader.get_source(env, tpl.name)
+        digest.update((b"\0" if i else b"") + source.encode("utf-8"))
+        if filename and Path(sql_dir()).resolve() not in Path(filename).resolve().parents:
+            over.append(tpl.name)
     if len(_HASHES) > _MAX_CACHED:
         _HASHES.clear()
-    _HASHES[(id(env), name)] = (tpl, digest, over)
-    return digest, over
+    _HASHES[(id(env), name)] = (chain, digest.hexdigest(), over)
+    return digest.hexdigest(), over
 
 
 # (environment, template, context with the ``vary`` strings replaced) -> the
-# template object rendered and its statements with their parameters, in that
-# normalized form (bounded like an LRU cache)
-_RENDERED: dict[tuple, tuple[jinja2.Template, tuple[tuple[str, frozenset[str]], ...]]] = {}
+# template objects rendered (it and its parents) and its statements with their
+# parameters, in that normalized form (bounded like an LRU cache)
+_RENDERED: dict[tuple, tuple[tuple[jinja2.Template, ...], tuple[tuple[str, frozenset[str]], ...]]] = {}
 
 
 def render(env: jinja2.Environment, name: str, context: dict, *, vary: dict[str, str] | None = None) -> list[str]:
@@ -169,7 +219,8 @@ def render(env: jinja2.Environment, name: str, context: dict, *, vary: dict[str,
     (Jinja rendering and tokenizing cost about 25 ms per release) with the
     strings put back; a template renders such strings as they are, never
     computes on them."""
-    tpl = env.get_template(name)  # Jinja reloads an edited file: a new Template object
+    chain = _chain(env, name)  # Jinja reloads an edited file: a new Template object
+    tpl = chain[0]
     key = None
     if vary:
         norm = repr(context)
@@ -177,7 +228,7 @@ def render(env: jinja2.Environment, name: str, context: dict, *, vary: dict[str,
             norm = norm.replace(real, ph)
         key = (id(env), name, norm)
         hit = _RENDERED.get(key)
-        if hit is not None and hit[0] is tpl:
+        if hit is not None and hit[0] == chain:
             if len(_PARAMETERS) > _MAX_CACHED:
                 _PARAMETERS.clear()
             out = []
@@ -201,7 +252,7 @@ def render(env: jinja2.Environment, name: str, context: dict, *, vary: dict[str,
             normalized.append((stmt, names))
         if len(_RENDERED) > _MAX_CACHED:
             _RENDERED.clear()
-        _RENDERED[key] = (tpl, tuple(normalized))
+        _RENDERED[key] = (chain, tuple(normalized))
     return stmts
 
 

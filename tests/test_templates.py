@@ -102,3 +102,58 @@ def test_environments_are_shared_until_the_override_folder_changes(tmp_path):
     assert templates.render(templates.environment(tmp_path), name, {}) == ["SELECT 'bang';"]
     f.unlink()
     assert not templates.environment(tmp_path).get_template(name).filename.startswith(str(tmp_path))
+
+
+def test_a_variant_extends_its_base_pipeline():
+    """A model that extends another's pipeline (sliced-bucket: m-invariance)
+    runs the base's steps, its own files replacing those of the same name; its
+    files are real steps or ``{% extends %}`` a base step (no include shims),
+    and no template of the base folder names the variant."""
+    from sqlanon._resources import sql_dir
+    from sqlanon.models import MODELS
+
+    env = templates.environment()
+    variants = [m for m in MODELS.values() if m.extends]
+    assert [m.name for m in variants] == ["sliced-bucket"]
+    for model in variants:
+        base = templates.steps(env, model.extends)
+        own = sorted(f.name for f in (sql_dir() / model.pipeline).glob("*.sql.j2"))
+        names = templates.steps(env, model.pipeline, model.extends)
+        assert [n.split("/")[1] for n in names] == sorted({n.split("/")[1] for n in base} | set(own))
+        assert {n for n in names if n.startswith(model.pipeline + "/")} == {f"{model.pipeline}/{f}" for f in own}
+        for f in own:
+            text = (sql_dir() / model.pipeline / f).read_text()
+            assert "{% include" not in text
+            if templates.parents(env, f"{model.pipeline}/{f}"):
+                assert templates.parents(env, f"{model.pipeline}/{f}") == [f"{model.extends}/{f}"]
+                assert "{% block" in text
+        words = {model.name, model.pipeline, model.name.split("-")[0]}
+        for f in (sql_dir() / model.extends).glob("*.sql.j2"):
+            assert not any(w in f.read_text() for w in words), (f.name, words)
+
+
+def test_a_variant_step_hash_covers_its_parent(tmp_path):
+    """The ledger's hash of a step that extends another covers the parent's
+    text: an override of the parent (or an edit of it) changes it, and the
+    override is listed by the file's name."""
+    import hashlib
+
+    from sqlanon._resources import sql_dir
+
+    child, parent = "sliced_bucket/06_constrained.sql.j2", "m_invariance/06_constrained.sql.j2"
+    shipped, over = templates.hashes(templates.environment(), [child, "m_invariance/01_snapshot.sql.j2"])
+    texts = [(sql_dir() / n).read_bytes() for n in (child, parent)]
+    assert shipped[child] == hashlib.sha256(texts[0] + b"\0" + texts[1]).hexdigest() and over == []
+    assert shipped["m_invariance/01_snapshot.sql.j2"] == hashlib.sha256(
+        (sql_dir() / "m_invariance/01_snapshot.sql.j2").read_bytes()).hexdigest()
+    (tmp_path / "m_invariance").mkdir()
+    f = tmp_path / parent
+    f.write_bytes(texts[1] + b"-- ours\n")
+    env = templates.environment(tmp_path)
+    sha, over = templates.hashes(env, [child])
+    assert sha[child] == hashlib.sha256(texts[0] + b"\0" + texts[1] + b"-- ours\n").hexdigest() != shipped[child]
+    assert over == [parent]
+    f.write_bytes(texts[1] + b"-- ours, edited\n")  # the same environment notices the edit
+    os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 10**9))
+    assert templates.hashes(env, [child])[0][child] == hashlib.sha256(
+        texts[0] + b"\0" + texts[1] + b"-- ours, edited\n").hexdigest()

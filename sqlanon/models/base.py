@@ -63,7 +63,11 @@ class Model:
     masks (at most ``publisher.MAX_SA_VALUES`` SA values; the state table is
     ``groups``). ``gated``: the release gate refuses an unsafe release (else it
     only reports it; :meth:`refuses` may decide by parameter).
-    ``unsafe_baseline``: the model exists to be broken; its results say so."""
+    ``unsafe_baseline``: the model exists to be broken; its results say so.
+    ``extends``: the template folder of the pipeline this model is a variant
+    of; its steps are that folder's steps, a file of the model's own folder
+    replacing the step of the same name (and ``{% extends %}``-ing it to change
+    only its blocks) or adding a step (:func:`sqlanon.templates.steps`)."""
 
     name: str
     pipeline: str
@@ -79,6 +83,7 @@ class Model:
     signatures: bool = False
     gated: bool = True
     unsafe_baseline: bool = False
+    extends: str | None = None
 
     @property
     def parameter(self) -> str:

@@ -133,7 +133,7 @@ MODEL = MInvariance(
         Parameter("eligibility", "method of the eligibility plan: optimal, counterfeit, random or optimal-unsafe",
                   _check_eligibility, default="optimal", example="optimal", type=str),
     ),
-    context={"mask_qi": (), "sliced": False},  # mask_qi: set by the hook before step 7
+    context={"mask_qi": ()},  # mask_qi: set by the hook before step 7
     hooks={"07_eligible": before_eligible},
     temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "newg", "ext", "hist",
            "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq"),

@@ -2,8 +2,10 @@
 m-invariant releases that fill buckets with real records held back in a
 Cach instead of counterfeits, and keep a person's signatures equal or disjoint
 over its whole history (the Del/Upd rule of Algorithm 4). Templates
-sql/sliced_bucket/ (m-invariance's steps with their ``sliced`` branches, plus
-step 6h, holdovers); decisions and measurements in docs/sliced_bucket.md.
+sql/sliced_bucket/: the model extends m-invariance's pipeline (its steps
+04, 06, 07, 09 and 90 ``{% extends %}`` m-invariance's and override some of
+their blocks; steps 3m moves, 3r Cach reserve and 6h holdovers are its own);
+decisions and measurements in docs/sliced_bucket.md.
 
 Parameters: ``m`` (the privacy parameter, as m-invariance), ``tau`` (a person
 is held back in at most tau releases before it is published; seed 003 leaves
@@ -143,10 +145,11 @@ MODEL = Model(
     # which the release gate's test for generalized boxes (the exact-QI
     # intersection from the first release holds m values) refuses
     outputs=("anatomy",),
-    context={"mask_qi": (), "sliced": True},
+    context={"mask_qi": ()},
     hooks={"03_reserve": reserve, "07_eligible": plan},
     temps=_mi.MODEL.temps + ("tuples", "cover", "mv", "stale", "lone", "resv", "kept", "hold", "hfill", "aged"),
     temp_views=_mi.MODEL.temp_views,
     state=("groups",),
     signatures=True,
+    extends="m_invariance",
 )
