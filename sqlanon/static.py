@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import ident, mondrian, templates
-from .errors import SqlanonError
+from .errors import EngineError, SqlanonError
 from .engine import as_engine
 from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
 
@@ -130,55 +130,31 @@ class _Job:
 
 def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
     """The one transaction of :func:`anonymize`: codes, partition tree, publishing, checks."""
-    env = templates.environment()
+    engine = as_engine(con)
     prof = _Profile()  # per-statement timings, logged at DEBUG by the "sqlanon.profile" logger
     started = time.perf_counter()
-
-    def run(name: str) -> None:
-        for i, stmt in enumerate(templates.render(env, f"mondrian/{name}.sql.j2", job.ctx), 1):
-            con.execute(stmt)
-            prof.mark(_stmt_label(name, i, stmt))
-
     try:
-        con.execute("BEGIN TRANSACTION")
-    except duckdb.Error as exc:
+        engine.begin()
+    except EngineError as exc:
         raise SqlanonError("the connection has an open transaction; commit or roll it back before anonymize "
                            "(it runs as one transaction of its own)") from exc
     # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS); the settings
     # come back after the COMMIT or ROLLBACK (a statement in an aborted transaction fails)
-    with as_engine(con).release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
+    with engine.release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
         try:
-            *prepare, read = templates.render(env, "mondrian/01_prepare.sql.j2", job.ctx)
-            for i, stmt in enumerate(prepare, 1):
-                con.execute(stmt)
-                prof.mark(_stmt_label("01_prepare", i, stmt))
-            _check_hierarchy_values(con, job.source, job.qi, job.spec)
-            codes, dims, sa_codes = _read_codes(con, read, job.spec, job.sa is not None)
-            prof.mark("read the codes (numpy)")
+            steps = _Steps(con, job, prof)
+            dims, sa_codes = steps.codes()
             pid, levels = mondrian.partition(dims, job.k, strict=job.strict, sa=sa_codes, l=job.l,
                                              diversity=job.diversity, c=job.c, t=job.t)
             prof.mark(f"partition tree, {levels} levels (numpy)")
-            codes["pid"] = pid
-            for col in job.spec:  # categories whose values fit the bits of an int64
-                col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-            con.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
-            con.register("sqlanon__mdr_stats", _class_stats(dims, pid, job.spec))
-            con.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
-                                                           "nd": dims.nd}))
-            prof.mark("class extents (numpy)")
-            try:
-                run("03_publish")
-            finally:
-                for name in ("sqlanon__mdr_done", "sqlanon__mdr_stats", "sqlanon__mdr_dom"):
-                    con.unregister(name)
-            per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
-            run("09_cleanup")
-            checked = _verify(con, job)
+            per_list, classes = steps.publish(dims, pid)
+            checked = _verify(con, job, classes)
             prof.mark("check macros on the output")
-            con.execute("COMMIT")
+            steps.run("09_cleanup")
+            engine.commit()
             prof.mark("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            engine.rollback()
             raise
     prof.report(f"anonymize {job.source!r} -> {job.output!r}")
     return AnonymizeResult(
@@ -188,6 +164,54 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
         params={"k": job.k, "l": job.l, "strict": job.strict, "qi": job.qi, "sa": job.sa,
                 "hierarchies": job.hierarchies, "t": job.t, "diversity": job.diversity, "c": job.c},
     )
+
+
+class _Steps:
+    """The SQL steps of one :func:`anonymize` call (``sql/mondrian/``) and the
+    numpy work between them, on the connection of the open transaction."""
+
+    def __init__(self, con, job: _Job, prof: _Profile) -> None:
+        self.con, self.job, self.prof = con, job, prof
+        self.env = templates.environment()
+        self.codes_by_rid: dict = {}
+
+    def run(self, name: str, statements=None) -> None:
+        for i, stmt in enumerate(statements or templates.render(self.env, f"mondrian/{name}.sql.j2", self.job.ctx), 1):
+            self.con.execute(stmt)
+            self.prof.mark(_stmt_label(name, i, stmt))
+
+    def codes(self):
+        """01_prepare: the dictionaries, then the codes read in one pass; (Dims, SA codes)."""
+        job = self.job
+        *prepare, read = templates.render(self.env, "mondrian/01_prepare.sql.j2", job.ctx)
+        self.run("01_prepare", prepare)
+        _check_hierarchy_values(self.con, job.source, job.qi, job.spec)
+        self.codes_by_rid, dims, sa_codes = _read_codes(self.con, read, job.spec, job.sa is not None)
+        self.prof.mark("read the codes (numpy)")
+        return dims, sa_codes
+
+    def publish(self, dims, pid: np.ndarray):
+        """03_publish from the partition ids: the class extents (numpy) go in as registered
+        DataFrames; returns (NCP per QI, in %, the number of classes)."""
+        job, con = self.job, self.con
+        codes = self.codes_by_rid
+        codes["pid"] = pid
+        for col in job.spec:  # categories whose values fit the bits of an int64
+            col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
+        stats = _class_stats(dims, pid, job.spec)
+        frames = {"sqlanon__mdr_done": pd.DataFrame(codes, copy=False), "sqlanon__mdr_stats": stats,
+                  "sqlanon__mdr_dom": pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
+                                                    "nd": dims.nd})}
+        for name, frame in frames.items():
+            con.register(name, frame)
+        self.prof.mark("class extents (numpy)")
+        try:
+            self.run("03_publish")
+        finally:
+            for name in frames:
+                con.unregister(name)
+        per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
+        return per_list, len(stats)
 
 
 def _check_params(method, strict, k, l, t, diversity, c, sa, source):
@@ -386,28 +410,40 @@ def _class_stats(dims, pid: np.ndarray, spec) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _verify(con, job: _Job) -> dict:
+def _verify(con, job: _Job, classes: int) -> dict:
     """The guarantee, checked on the published table by the check macros (the call
-    fails, and nothing is written, if any is worse than requested); the result's numbers."""
-    output, qi, sa, eq_class, k, l, t, diversity, c = (job.output, job.qi, job.sa, job.eq_class, job.k, job.l, job.t,
-                                                       job.diversity, job.c)
+    fails, and nothing is written, if any is worse than requested); the result's numbers.
+
+    ``sqlanon_profile`` and ``sqlanon_t_closeness`` (and ``sqlanon_recursive_cl``) run on
+    the published table, in one statement. The utility numbers come from the class
+    table ``sqlanon__mdr_cls`` (one row per class: its size and published cells) instead
+    of two more scans of the rows: every published row carries its class's cells (the
+    output is the rows joined to their class), so the published QI groups are the classes
+    grouped by equal cells and a group's size is the sum of its classes' sizes; that is
+    what ``sqlanon_discernibility`` (sum of squared group sizes) and ``sqlanon_avg_group_size``
+    (rows / groups / k) compute from the rows. The groups and rows counted both ways must
+    agree, else the call fails."""
+    output, qi, sa, k, l, t, diversity, c = (job.output, job.qi, job.sa, job.k, job.l, job.t, job.diversity, job.c)
     if sa is not None:
-        pk, groups, rows, dl, el, _ = con.execute("SELECT * FROM sqlanon_profile(?, ?, ?)", [output, qi, sa]).fetchall()[0]
-        tc = con.execute("SELECT t FROM sqlanon_t_closeness(?, ?, ?, false)", [output, qi, sa]).fetchall()[0][0]
+        pk, groups, rows, dl, el, tc = con.execute(
+            "SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM sqlanon_profile($1, $2, $3) p, "
+            "sqlanon_t_closeness($1, $2, $3, false) c", [output, qi, sa]).fetchall()[0]
     else:
         pk, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [output, qi]).fetchall()[0]
         dl = el = tc = None
-    classes = con.execute(f"SELECT count(DISTINCT {ident.quote(eq_class)}) FROM {ident.quote(output)}").fetchall()[0][0]
-    disc = con.execute("SELECT discernibility FROM sqlanon_discernibility(?, ?)", [output, qi]).fetchall()[0][0]
-    cavg = con.execute("SELECT c_avg FROM sqlanon_avg_group_size(?, ?, ?)", [output, qi, k]).fetchall()[0][0]
+    cells = ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
+    disc, c_groups, c_rows = con.execute(
+        f"SELECT coalesce(sum(n * n), 0)::HUGEINT, count(*), coalesce(sum(n), 0)::BIGINT FROM "
+        f"(SELECT sum(sqlanon__n) AS n FROM sqlanon__mdr_cls GROUP BY {cells})").fetchall()[0]
     creq = None
     if l is not None and diversity == "recursive":
         creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [output, qi, sa, l]).fetchall()[0][0]
     bad_l = l is not None and (dl < l or (diversity == "entropy" and el < l - 1e-9)
                                or (diversity == "recursive" and (creq is None or creq >= c)))
-    if pk is None or pk < k or bad_l or (t is not None and tc > t):
+    if pk is None or pk < k or bad_l or (t is not None and tc > t) or (c_groups, c_rows) != (groups, rows):
         raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
-                           f"k = {k}, l = {l}, t = {t}; nothing was written (please report)")
+                           f"k = {k}, l = {l}, t = {t} ({groups} groups of {rows} rows; {c_groups} of {c_rows} "
+                           "from the classes); nothing was written (please report)")
     return {"rows": int(rows), "classes": int(classes), "k": int(pk), "distinct_l": None if dl is None else int(dl),
             "entropy_l": None if el is None else float(el), "t": None if tc is None else float(tc),
-            "discernibility": int(disc), "avg_class_size": float(cavg)}
+            "discernibility": int(disc), "avg_class_size": float(rows / groups / k)}
