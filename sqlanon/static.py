@@ -104,7 +104,8 @@ def anonymize(
                diversity=diversity, c=c, strict=strict, hierarchies=given,
                ctx={"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
                     "keep": [ident.quote(x) for x in keep], "out": ident.quote(output),
-                    "eq_col": ident.quote(eq_class)})
+                    "eq_col": ident.quote(eq_class), "sa_type": cols[sa] if sa else None,
+                    "presorted": not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))})
     return _publish(con, job, n_rows)
 
 
@@ -198,7 +199,7 @@ class _Steps:
         codes["pid"] = pid
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-        stats = _class_stats(dims, pid, job.spec)
+        stats, cls_of_row = _class_stats(dims, pid, job.spec)
         frames = {"sqlanon__mdr_done": pd.DataFrame(codes, copy=False), "sqlanon__mdr_stats": stats,
                   "sqlanon__mdr_dom": pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
                                                     "nd": dims.nd})}
@@ -206,7 +207,13 @@ class _Steps:
             con.register(name, frame)
         self.prof.mark("class extents (numpy)")
         try:
-            self.run("03_publish")
+            classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
+            self.run("03_publish", [classes])
+            if job.ctx["presorted"]:
+                frames["sqlanon__mdr_out"] = _output_frame(con, job, cls_of_row, codes.get("sc"))
+                con.register("sqlanon__mdr_out", frames["sqlanon__mdr_out"])
+                self.prof.mark("output rows in class, SA order (numpy)")
+            self.run("03_publish", rest)
         finally:
             for name in frames:
                 con.unregister(name)
@@ -386,7 +393,7 @@ def _read_codes(con, query: str, spec, with_sa: bool):
     return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes
 
 
-def _class_stats(dims, pid: np.ndarray, spec) -> pd.DataFrame:
+def _class_stats(dims, pid: np.ndarray, spec) -> tuple[pd.DataFrame, np.ndarray]:
     """Per class (final partition, in partition id order): its id, rows, and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
     ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``)."""
@@ -407,7 +414,31 @@ def _class_stats(dims, pid: np.ndarray, spec) -> pd.DataFrame:
             bits = np.zeros(ids.size, dtype=np.int64)
             np.bitwise_or.at(bits, inv, np.take(mondrian._POW2, r))
             out[f"bits{c['i']}"] = bits
-    return pd.DataFrame(out)
+    return pd.DataFrame(out), inv
+
+
+def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None) -> pd.DataFrame:
+    """The published rows, already in their storage order (class, then SA code, then row
+    id: a stable sort of one integer key), as categorical columns: per QI the class's
+    published cell (read from ``sqlanon__mdr_cls``, one row per class), the SA value (its
+    text: VARCHAR, or a number that casts back exactly) and the class number. 03_publish
+    copies it with one scan, which keeps the order (no join, no ORDER BY)."""
+    key = cls_of_row if sc is None else cls_of_row * (int(sc.max()) + 1) + sc
+    perm = np.argsort(key, kind="stable")
+    cls = cls_of_row[perm]
+    cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
+                        + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
+                        + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy()
+    out = {}
+    for col in job.spec:
+        codes, uniques = pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object))
+        out[f"g{col['i']}"] = pd.Categorical.from_codes(codes.astype(np.int32)[cls],
+                                                        categories=pd.Index(uniques, dtype=object))
+    if sc is not None:
+        values = con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
+        out["sa"] = pd.Categorical.from_codes(sc[perm].astype(np.int32), categories=pd.Index(values, dtype=object))
+    out["eq"] = cls + 1
+    return pd.DataFrame(out, copy=False)
 
 
 def _verify(con, job: _Job, classes: int) -> dict:
