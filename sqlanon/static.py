@@ -199,7 +199,7 @@ class _Steps:
         codes["pid"] = pid
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-        stats, cls_of_row = _class_stats(dims, pid, job.spec)
+        stats, cls_of_row = _class_stats(con, dims, pid, job.spec)
         frames = {"sqlanon__mdr_done": pd.DataFrame(codes, copy=False), "sqlanon__mdr_stats": stats,
                   "sqlanon__mdr_dom": pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
                                                     "nd": dims.nd})}
@@ -393,10 +393,17 @@ def _read_codes(con, query: str, spec, with_sa: bool):
     return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes
 
 
-def _class_stats(dims, pid: np.ndarray, spec) -> tuple[pd.DataFrame, np.ndarray]:
+def _class_stats(con, dims, pid: np.ndarray, spec) -> tuple[pd.DataFrame, np.ndarray]:
     """Per class (final partition, in partition id order): its id, rows, and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
-    ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``)."""
+    ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``) and its published
+    cell (``cell<i>``); and each row's class index (0.., in partition id order)."""
+    bit_qis = [c for c in spec if c["bits"]]
+    values = {}
+    if bit_qis:  # the values of each category with bits, in code order
+        got = con.execute("SELECT " + ", ".join(f"(SELECT list(v ORDER BY code) FROM sqlanon__mdr_dict{c['i']})"
+                                                 for c in bit_qis)).fetchall()[0]
+        values = {c["i"]: v for c, v in zip(bit_qis, got)}
     present = np.zeros(int(pid.max()) + 1, dtype=bool)
     present[pid] = True
     inv = (np.cumsum(present) - 1)[pid]  # class index, in partition id order
@@ -414,7 +421,20 @@ def _class_stats(dims, pid: np.ndarray, spec) -> tuple[pd.DataFrame, np.ndarray]
             bits = np.zeros(ids.size, dtype=np.int64)
             np.bitwise_or.at(bits, inv, np.take(mondrian._POW2, r))
             out[f"bits{c['i']}"] = bits
+            out[f"cell{c['i']}"] = _set_cells(bits, values[c["i"]])
     return pd.DataFrame(out), inv
+
+
+def _set_cells(bits: np.ndarray, values: list) -> np.ndarray:
+    """A category's published cell per class from its codes as bits: the value itself
+    when it is one, else ``'{a,b,c}'``, the values in code order (their sort order)
+    joined by ``,``. Built once per distinct set (a few hundred), not per class."""
+    sets, inv = np.unique(bits, return_inverse=True)
+    cells = []
+    for s in sets.tolist():
+        present = [values[b] for b in range(62) if s >> b & 1]
+        cells.append(present[0] if len(present) == 1 else "{" + ",".join(present) + "}")
+    return np.asarray(cells, dtype=object)[inv.reshape(-1)]
 
 
 def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None) -> pd.DataFrame:
