@@ -142,19 +142,21 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
     # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS); the settings
     # come back after the COMMIT or ROLLBACK (a statement in an aborted transaction fails)
     with engine.release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
+        steps = _Steps(con, job, prof)
         try:
-            steps = _Steps(con, job, prof)
             dims, sa_codes = steps.codes()
             pid, levels = mondrian.partition(dims, job.k, strict=job.strict, sa=sa_codes, l=job.l,
                                              diversity=job.diversity, c=job.c, t=job.t)
             prof.mark(f"partition tree, {levels} levels (numpy)")
             per_list, classes = steps.publish(dims, pid)
-            checked = _verify(con, job, classes)
-            prof.mark("check macros on the output")
+            checked = _verify(con, job, classes, steps.checked_table)
+            prof.mark(f"check macros on {steps.checked_table}")
+            steps.unregister()
             steps.run("09_cleanup")
             engine.commit()
             prof.mark("COMMIT")
         except BaseException:
+            steps.unregister()
             engine.rollback()
             raise
     prof.report(f"anonymize {job.source!r} -> {job.output!r}")
@@ -175,11 +177,24 @@ class _Steps:
         self.con, self.job, self.prof = con, job, prof
         self.env = templates.environment()
         self.codes_by_rid: dict = {}
+        self.frames: dict = {}  # registered DataFrames, by name
+        # what the check macros read: the published table, or (presorted) the frame it is a copy of
+        self.checked_table = job.output
 
     def run(self, name: str, statements=None) -> None:
-        for i, stmt in enumerate(statements or templates.render(self.env, f"mondrian/{name}.sql.j2", self.job.ctx), 1):
+        if statements is None:
+            statements = templates.render(self.env, f"mondrian/{name}.sql.j2", self.job.ctx)
+        for i, stmt in enumerate(statements, 1):
             self.con.execute(stmt)
             self.prof.mark(_stmt_label(name, i, stmt))
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:
+        self.con.register(name, frame)
+        self.frames[name] = frame
+
+    def unregister(self) -> None:
+        while self.frames:
+            self.con.unregister(self.frames.popitem()[0])
 
     def codes(self):
         """01_prepare: the dictionaries, then the codes read in one pass; (Dims, SA codes)."""
@@ -200,23 +215,18 @@ class _Steps:
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
         stats, cls_of_row = _class_stats(con, dims, pid, job.spec)
-        frames = {"sqlanon__mdr_done": pd.DataFrame(codes, copy=False), "sqlanon__mdr_stats": stats,
-                  "sqlanon__mdr_dom": pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
-                                                    "nd": dims.nd})}
-        for name, frame in frames.items():
-            con.register(name, frame)
+        self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
+        self.register("sqlanon__mdr_stats", stats)
+        self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
+                                                        "nd": dims.nd}))
         self.prof.mark("class extents (numpy)")
-        try:
-            classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
-            self.run("03_publish", [classes])
-            if job.ctx["presorted"]:
-                frames["sqlanon__mdr_out"] = _output_frame(con, job, cls_of_row, codes.get("sc"))
-                con.register("sqlanon__mdr_out", frames["sqlanon__mdr_out"])
-                self.prof.mark("output rows in class, SA order (numpy)")
-            self.run("03_publish", rest)
-        finally:
-            for name in frames:
-                con.unregister(name)
+        classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
+        self.run("03_publish", [classes])
+        if job.ctx["presorted"]:
+            self.register("sqlanon__mdr_out", _output_frame(con, job, cls_of_row, codes.get("sc")))
+            self.checked_table = "sqlanon__mdr_out"
+            self.prof.mark("output rows in class, SA order (numpy)")
+        self.run("03_publish", rest)
         per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
         return per_list, len(stats)
 
@@ -452,21 +462,29 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None)
     out = {}
     for col in job.spec:
         codes, uniques = pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object))
-        out[f"g{col['i']}"] = pd.Categorical.from_codes(codes.astype(np.int32)[cls],
+        out[job.qi[col["i"]]] = pd.Categorical.from_codes(codes.astype(np.int32)[cls],
                                                         categories=pd.Index(uniques, dtype=object))
     if sc is not None:
         values = con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
-        out["sa"] = pd.Categorical.from_codes(sc[perm].astype(np.int32), categories=pd.Index(values, dtype=object))
-    out["eq"] = cls + 1
+        out[job.sa] = pd.Categorical.from_codes(sc[perm].astype(np.int32), categories=pd.Index(values, dtype=object))
+    out[job.eq_class] = cls + 1
     return pd.DataFrame(out, copy=False)
 
 
-def _verify(con, job: _Job, classes: int) -> dict:
+def _verify(con, job: _Job, classes: int, checked: str) -> dict:
     """The guarantee, checked on the published table by the check macros (the call
     fails, and nothing is written, if any is worse than requested); the result's numbers.
 
     ``sqlanon_profile`` and ``sqlanon_t_closeness`` (and ``sqlanon_recursive_cl``) run on
-    the published table, in one statement. The utility numbers come from the class
+    ``checked``, in one statement: the published table, or the frame ``sqlanon__mdr_out``
+    when the published table is its copy (03_publish: one row per frame row, each QI and
+    the SA cast from a category to its text, or from the text back to the SA's type).
+    A category maps to one text and two categories of a column never to the same one
+    (distinct texts; an SA text casts back exactly), so grouping by the frame's columns
+    groups the rows exactly as grouping by the published ones, with the same SA
+    counts: k, l and the equal-distance EMD (which does not depend on how the SA values
+    are named or ordered) are those of the published table, read from integer
+    categories instead of 7 texts per row. The published row count is compared too. The utility numbers come from the class
     table ``sqlanon__mdr_cls`` (one row per class: its size and published cells) instead
     of two more scans of the rows: every published row carries its class's cells (the
     output is the rows joined to their class), so the published QI groups are the classes
@@ -478,23 +496,24 @@ def _verify(con, job: _Job, classes: int) -> dict:
     if sa is not None:
         pk, groups, rows, dl, el, tc = con.execute(
             "SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM sqlanon_profile($1, $2, $3) p, "
-            "sqlanon_t_closeness($1, $2, $3, false) c", [output, qi, sa]).fetchall()[0]
+            "sqlanon_t_closeness($1, $2, $3, false) c", [checked, qi, sa]).fetchall()[0]
     else:
-        pk, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [output, qi]).fetchall()[0]
+        pk, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [checked, qi]).fetchall()[0]
         dl = el = tc = None
+    published = con.execute(f"SELECT count(*) FROM {ident.quote(output)}").fetchall()[0][0]
     cells = ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
     disc, c_groups, c_rows = con.execute(
         f"SELECT coalesce(sum(n * n), 0)::HUGEINT, count(*), coalesce(sum(n), 0)::BIGINT FROM "
         f"(SELECT sum(sqlanon__n) AS n FROM sqlanon__mdr_cls GROUP BY {cells})").fetchall()[0]
     creq = None
     if l is not None and diversity == "recursive":
-        creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [output, qi, sa, l]).fetchall()[0][0]
+        creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [checked, qi, sa, l]).fetchall()[0][0]
     bad_l = l is not None and (dl < l or (diversity == "entropy" and el < l - 1e-9)
                                or (diversity == "recursive" and (creq is None or creq >= c)))
-    if pk is None or pk < k or bad_l or (t is not None and tc > t) or (c_groups, c_rows) != (groups, rows):
+    if pk is None or pk < k or bad_l or (t is not None and tc > t) or (c_groups, c_rows, published) != (groups, rows, rows):
         raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
                            f"k = {k}, l = {l}, t = {t} ({groups} groups of {rows} rows; {c_groups} of {c_rows} "
-                           "from the classes); nothing was written (please report)")
+                           f"from the classes; {published} rows published); nothing was written (please report)")
     return {"rows": int(rows), "classes": int(classes), "k": int(pk), "distinct_l": None if dl is None else int(dl),
             "entropy_l": None if el is None else float(el), "t": None if tc is None else float(tc),
             "discernibility": int(disc), "avg_class_size": float(rows / groups / k)}
