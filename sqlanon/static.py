@@ -4,9 +4,11 @@ recursive l-diversity, t-closeness) (seed 002; docs/static.md).
 What runs where (docs/static.md): DuckDB codes the QIs (``sql/mondrian/01_prepare``),
 numpy builds the partition tree over the codes read in one pass
 (``sqlanon/mondrian.py``) and each class's extent, DuckDB reads them back as
-registered DataFrames, publishes the generalized table (``03_publish``) and
-checks it with the same macros a user would run (``sqlanon_profile``,
-``sqlanon_t_closeness``, ...) before the one transaction commits.
+registered DataFrames and builds the class table (``03_publish``); numpy puts the
+rows in their storage order and DuckDB copies them into the published table in one
+scan; the same macros a user would run (``sqlanon_profile``, ``sqlanon_t_closeness``,
+...) check the frame the table copies (``_verify`` says why that is the same check)
+before the one transaction commits.
 """
 
 from __future__ import annotations
