@@ -183,10 +183,11 @@ class _Steps:
         # what the check macros read: the published table, or (presorted) the frame it is a copy of
         self.checked_table = job.output
 
-    def run(self, name: str, statements=None) -> None:
+    def run(self, name: str, statements=None, first: int = 1) -> None:
+        """Run a template's statements (or the given ones of it, numbered from ``first``)."""
         if statements is None:
             statements = templates.render(self.env, f"mondrian/{name}.sql.j2", self.job.ctx)
-        for i, stmt in enumerate(statements, 1):
+        for i, stmt in enumerate(statements, first):
             self.con.execute(stmt)
             self.prof.mark(_stmt_label(name, i, stmt))
 
@@ -228,7 +229,7 @@ class _Steps:
             self.register("sqlanon__mdr_out", _output_frame(con, job, cls_of_row, codes.get("sc")))
             self.checked_table = "sqlanon__mdr_out"
             self.prof.mark("output rows in class, SA order (numpy)")
-        self.run("03_publish", rest)
+        self.run("03_publish", rest, first=2)
         per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
         return per_list, len(stats)
 
