@@ -225,7 +225,9 @@ def write_md(res: dict) -> str:
         lines += ["", f"Adult x {b['rows'] // 30162} = {b['rows']:,} rows, strict k = {K}, fresh subprocess on a "
                   f"database file, SET threads = 2: **{b['seconds']:.1f} s**, peak RSS **{b['peak_rss_gb']:.2f} GB** "
                   f"({b['levels']} levels, {b['classes']:,} classes, NCP {b['ncp']:.2f}%, k checked {b['k_checked']}); "
-                  f"one ORDER BY of the table by all its columns {b['order_by_seconds']:.1f} s."]
+                  f"one ORDER BY of the table by all its columns {b['order_by_seconds']:.1f} s"
+                  + (f" (anonymize / ORDER BY {b['seconds'] / b['order_by_seconds']:.2f}); load average "
+                     f"{b['load_before']} before, {b['load_after']} after" if "load_before" in b else "") + "."]
     return "\n".join(lines) + "\n"
 
 
@@ -251,7 +253,11 @@ def main() -> None:
     rounds = args.rounds + [args.rounds[-1]] * (len(args.sizes) - len(args.rounds))
     for copies, r in zip(args.sizes, rounds):
         res["sizes"].append(size_run(con, copies, r, peer))
-    res["big"] = [big_run(c) for c in args.big]
+    res["big"] = []
+    for c in args.big:
+        before = " ".join(f"{x:.1f}" for x in os.getloadavg())
+        res["big"].append({**big_run(c), "load_before": before,
+                           "load_after": " ".join(f"{x:.1f}" for x in os.getloadavg())})
     for b in res["big"]:
         print(json.dumps(b), flush=True)
     OUT.mkdir(exist_ok=True)
