@@ -245,25 +245,34 @@ def _check_params(method, strict, k, l, t, diversity, c, sa, source):
         raise SqlanonError(f"diversity must be 'distinct', 'entropy' or 'recursive', got {diversity!r}")
     if l is not None:
         l = _positive_int(l, "l", 1)
-        if sa is None:
-            raise SqlanonError(f"l = {l} needs the sensitive attribute: pass sa='<column of {source}>'")
-        if not strict:
-            raise SqlanonError("relaxed Mondrian with an l-diversity constraint is not implemented; use strict=True")
-    if diversity == "recursive":
-        if l is None or c is None or isinstance(c, bool) or not isinstance(c, (int, float)) or c <= 0:
-            raise SqlanonError(f"recursive (c, l)-diversity needs l (an integer >= 1) and c > 0, got l = {l!r}, c = {c!r}")
-        c = float(c)
-    elif c is not None:
-        raise SqlanonError("c is the c of recursive (c, l)-diversity: pass diversity='recursive' with it")
+        _needs_strict_sa("l", l, strict, sa, source)
+    c = _check_c(diversity, l, c)
     if t is not None:
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 1:
             raise SqlanonError(f"t must be a number in (0, 1], got {t!r}")
         t = float(t)
-        if sa is None:
-            raise SqlanonError(f"t = {t} needs the sensitive attribute: pass sa='<column of {source}>'")
-        if not strict:
-            raise SqlanonError("relaxed Mondrian with a t-closeness constraint is not implemented; use strict=True")
+        _needs_strict_sa("t", t, strict, sa, source)
     return k, l, t, c
+
+
+def _needs_strict_sa(name, value, strict, sa, source) -> None:
+    """l and t need the SA and strict Mondrian."""
+    if sa is None:
+        raise SqlanonError(f"{name} = {value} needs the sensitive attribute: pass sa='<column of {source}>'")
+    if not strict:
+        what = "an l-diversity" if name == "l" else "a t-closeness"
+        raise SqlanonError(f"relaxed Mondrian with {what} constraint is not implemented; use strict=True")
+
+
+def _check_c(diversity, l, c):
+    """c is recursive (c, l)-diversity's, and only its: a number > 0 with l."""
+    if diversity == "recursive":
+        if l is None or c is None or isinstance(c, bool) or not isinstance(c, (int, float)) or c <= 0:
+            raise SqlanonError(f"recursive (c, l)-diversity needs l (an integer >= 1) and c > 0, got l = {l!r}, c = {c!r}")
+        return float(c)
+    if c is not None:
+        raise SqlanonError("c is the c of recursive (c, l)-diversity: pass diversity='recursive' with it")
+    return c
 
 
 def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
@@ -272,13 +281,7 @@ def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
         raise SqlanonError(f"Mondrian takes at most 62 QI columns, got {len(qi)} for table {source!r}; "
                            "pass at most 62")
     if sa is not None:
-        ident.require_columns(con, source, [sa], role="SA column")
-        if t is not None and _is_numeric(cols[sa]):
-            raise SqlanonError(f"SA column {sa!r} of table {source!r} is numeric: the t-closeness constraint uses the "
-                               "equal ground distance (categorical SA); the ordered distance is not implemented "
-                               "(cast the SA to VARCHAR in a view to use the equal distance)")
-        if sa in qi:
-            raise SqlanonError(f"SA column {sa!r} is also listed as a QI of table {source!r}; a column is one or the other")
+        _check_sa(con, source, cols, qi, sa, t)
     if not isinstance(eq_class, str) or not eq_class or eq_class in qi or eq_class == sa:
         raise SqlanonError(f"eq_class column name {eq_class!r} clashes with a QI/SA column of {source!r}; "
                            "pass eq_class='<another name>'")
@@ -293,6 +296,17 @@ def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
     if ident._exists(con, output):
         raise SqlanonError(f"output table {output!r} already exists; drop it or pass output='<new name>'")
     return keep, output
+
+
+def _check_sa(con, source, cols, qi, sa, t) -> None:
+    """The SA: a column, not a QI, and (with t) not numeric."""
+    ident.require_columns(con, source, [sa], role="SA column")
+    if t is not None and _is_numeric(cols[sa]):
+        raise SqlanonError(f"SA column {sa!r} of table {source!r} is numeric: the t-closeness constraint uses the "
+                           "equal ground distance (categorical SA); the ordered distance is not implemented "
+                           "(cast the SA to VARCHAR in a view to use the equal distance)")
+    if sa in qi:
+        raise SqlanonError(f"SA column {sa!r} is also listed as a QI of table {source!r}; a column is one or the other")
 
 
 def _qi_spec(con, source, cols, qi, hierarchies):
@@ -350,17 +364,22 @@ def _check_data(con, source, cols, qi, sa, k, l, diversity, c) -> int:
         raise SqlanonError(f"SA column {sa!r} of table {source!r} has {nulls[-1]} distinct values, fewer than "
                            f"l = {l}: no partition of it is l-diverse")
     if l is not None and diversity != "distinct":
-        counts = [r[0] for r in con.execute(
-            f"SELECT count(*) AS n FROM {ident.qualified(con, source)} GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
-        total = sum(counts)
-        entropy = -sum(x / total * math.log(x / total) for x in counts)
-        if diversity == "entropy" and entropy < math.log(l) - 1e-12:
-            raise SqlanonError(f"SA column {sa!r} of table {source!r} is not entropy {l}-diverse as a whole "
-                               f"(exp(entropy) = {math.exp(entropy):.3f}): no partition of it is; lower l")
-        if diversity == "recursive" and not (len(counts) >= l and counts[0] < c * sum(counts[l - 1:])):
-            raise SqlanonError(f"SA column {sa!r} of table {source!r} is not recursive ({c}, {l})-diverse as a whole: "
-                               "no partition of it is; raise c or lower l")
+        _check_whole_table_diversity(con, source, sa, l, diversity, c)
     return n_rows
+
+
+def _check_whole_table_diversity(con, source, sa, l, diversity, c) -> None:
+    """Refuse an SA that is not entropy / recursive (c, l)-diverse as a whole (no partition of it is)."""
+    counts = [r[0] for r in con.execute(
+        f"SELECT count(*) AS n FROM {ident.qualified(con, source)} GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
+    total = sum(counts)
+    entropy = -sum(x / total * math.log(x / total) for x in counts)
+    if diversity == "entropy" and entropy < math.log(l) - 1e-12:
+        raise SqlanonError(f"SA column {sa!r} of table {source!r} is not entropy {l}-diverse as a whole "
+                           f"(exp(entropy) = {math.exp(entropy):.3f}): no partition of it is; lower l")
+    if diversity == "recursive" and not (len(counts) >= l and counts[0] < c * sum(counts[l - 1:])):
+        raise SqlanonError(f"SA column {sa!r} of table {source!r} is not recursive ({c}, {l})-diverse as a whole: "
+                           "no partition of it is; raise c or lower l")
 
 
 def _check_hierarchy_values(con, source, qi, spec) -> None:
@@ -495,28 +514,42 @@ def _verify(con, job: _Job, classes: int, checked: str) -> dict:
     what ``sqlanon_discernibility`` (sum of squared group sizes) and ``sqlanon_avg_group_size``
     (rows / groups / k) compute from the rows. The groups and rows counted both ways must
     agree, else the call fails."""
-    output, qi, sa, k, l, t, diversity, c = (job.output, job.qi, job.sa, job.k, job.l, job.t, job.diversity, job.c)
-    if sa is not None:
-        pk, groups, rows, dl, el, tc = con.execute(
-            "SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM sqlanon_profile($1, $2, $3) p, "
-            "sqlanon_t_closeness($1, $2, $3, false) c", [checked, qi, sa]).fetchall()[0]
-    else:
-        pk, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [checked, qi]).fetchall()[0]
-        dl = el = tc = None
-    published = con.execute(f"SELECT count(*) FROM {ident.quote(output)}").fetchall()[0][0]
+    m = _guarantee(con, job, checked)
+    published = con.execute(f"SELECT count(*) FROM {ident.quote(job.output)}").fetchall()[0][0]
     cells = ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
     disc, c_groups, c_rows = con.execute(
         f"SELECT coalesce(sum(n * n), 0)::HUGEINT, count(*), coalesce(sum(n), 0)::BIGINT FROM "
         f"(SELECT sum(sqlanon__n) AS n FROM sqlanon__mdr_cls GROUP BY {cells})").fetchall()[0]
-    creq = None
-    if l is not None and diversity == "recursive":
-        creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [checked, qi, sa, l]).fetchall()[0][0]
-    bad_l = l is not None and (dl < l or (diversity == "entropy" and el < l - 1e-9)
-                               or (diversity == "recursive" and (creq is None or creq >= c)))
-    if pk is None or pk < k or bad_l or (t is not None and tc > t) or (c_groups, c_rows, published) != (groups, rows, rows):
-        raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
-                           f"k = {k}, l = {l}, t = {t} ({groups} groups of {rows} rows; {c_groups} of {c_rows} "
-                           f"from the classes; {published} rows published); nothing was written (please report)")
-    return {"rows": int(rows), "classes": int(classes), "k": int(pk), "distinct_l": None if dl is None else int(dl),
-            "entropy_l": None if el is None else float(el), "t": None if tc is None else float(tc),
-            "discernibility": int(disc), "avg_class_size": float(rows / groups / k)}
+    if not _meets(job, m) or (c_groups, c_rows, published) != (m["groups"], m["rows"], m["rows"]):
+        raise SqlanonError(f"internal error: Mondrian produced k = {m['k']}, distinct l = {m['dl']}, t = {m['t']} for "
+                           f"requested k = {job.k}, l = {job.l}, t = {job.t} ({m['groups']} groups of {m['rows']} "
+                           f"rows; {c_groups} of {c_rows} from the classes; {published} rows published); nothing was "
+                           "written (please report)")
+    return {"rows": int(m["rows"]), "classes": int(classes), "k": int(m["k"]),
+            "distinct_l": None if m["dl"] is None else int(m["dl"]),
+            "entropy_l": None if m["el"] is None else float(m["el"]), "t": None if m["t"] is None else float(m["t"]),
+            "discernibility": int(disc), "avg_class_size": float(m["rows"] / m["groups"] / job.k)}
+
+
+def _guarantee(con, job: _Job, checked: str) -> dict:
+    """k, groups, rows, distinct l (dl), entropy l (el), t and, for recursive diversity,
+    c_required (creq) of table ``checked``, by the check macros."""
+    qi, sa = job.qi, job.sa
+    if sa is None:
+        k, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [checked, qi]).fetchall()[0]
+        return {"k": k, "groups": groups, "rows": rows, "dl": None, "el": None, "t": None, "creq": None}
+    got = con.execute("SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM sqlanon_profile($1, $2, $3) p, "
+                      "sqlanon_t_closeness($1, $2, $3, false) c", [checked, qi, sa]).fetchall()[0]
+    m = dict(zip(("k", "groups", "rows", "dl", "el", "t"), got), creq=None)
+    if job.l is not None and job.diversity == "recursive":
+        m["creq"] = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)",
+                                [checked, qi, sa, job.l]).fetchall()[0][0]
+    return m
+
+
+def _meets(job: _Job, m: dict) -> bool:
+    """Whether the checked numbers meet the request (entropy l up to 1e-9: docs/static.md)."""
+    l, diversity = job.l, job.diversity
+    bad_l = l is not None and (m["dl"] < l or (diversity == "entropy" and m["el"] < l - 1e-9)
+                               or (diversity == "recursive" and (m["creq"] is None or m["creq"] >= job.c)))
+    return m["k"] is not None and m["k"] >= job.k and not bad_l and (job.t is None or m["t"] <= job.t)
