@@ -22,6 +22,14 @@ creation, ledger, COMMIT) shows next to the data-dependent steps.
 --sizes: copies of Adult (issue 35: 30k, 300k, 1M rows); copy c > 0 has its ages moved by
 a seeded offset in -3..3 (benchmarks/static.py's make_adult), ids c * 100000 + id.
 
+--minv N: issue 35's "m-invariance release 1 <= 6x one ORDER BY" at Adult x N (34: 1M rows):
+--minv-pairs pairs, back to back in one fresh database: one ORDER BY of the source by its
+QI and SA into a temporary table (benchmarks/release.py's yardstick), then the first
+release of a fresh m-invariance project (m = 5, generalized output, as benchmarks/release.py);
+the median of the pairs' ratios.
+
+    .venv/bin/python benchmarks/fixed_cost.py --peer /tmp/anatomize_peer --sizes 1 10 34 --repeat 5 3 3 --minv 34
+
 Writes benchmarks/results/fixed_cost.json and fixed_cost.md.
 """
 
@@ -115,6 +123,29 @@ def run(con, repeat: int, peer_dir: Path | None, table: str = "adult") -> dict:
     return res
 
 
+def minv_run(copies: int, pairs: int) -> dict:
+    """m-invariance release 1 against one ORDER BY of the same table, interleaved pairs."""
+    from static import make_adult
+
+    con = sqlanon.connect()
+    rows = make_adult(con, copies, "adult")
+    cols = ", ".join(QI + [SA])
+    obs, rel = [], []
+    for i in range(pairs):
+        t = time.perf_counter()
+        con.execute(f"CREATE OR REPLACE TEMP TABLE bench_sorted AS SELECT * FROM adult ORDER BY {cols}")
+        obs.append(time.perf_counter() - t)
+        con.execute("DROP TABLE bench_sorted")
+        t = time.perf_counter()
+        sqlanon.Publisher(con, f"mi{i}", source="adult", id="id", qi=QI, sa=SA, m=5, output="generalized",
+                          allow_shared=True).release()  # independent experiments over the same persons
+        rel.append(time.perf_counter() - t)
+    con.close()
+    return {"rows": rows, "pairs": pairs, "order_by": obs, "release1": rel,
+            "ratio_pairs_median": statistics.median(r / o for r, o in zip(rel, obs)),
+            "load_after": " ".join(f"{x:.1f}" for x in os.getloadavg())}
+
+
 def write_md(res: dict) -> str:
     lines = [
         "# Per-release fixed cost: static Anatomy of Adult (x N) vs a pure-Python Anatomy",
@@ -143,6 +174,13 @@ def write_md(res: dict) -> str:
               f"{L})` on Python lists in memory (no I/O)."]
     if res.get("note"):
         lines += ["", res["note"]]
+    for z in res.get("minv", []):
+        lines += ["", f"m-invariance release 1 (m = 5, generalized output, first release of a fresh project) at "
+                  f"{z['rows']:,} rows against one ORDER BY of the table by its QI and SA, {z['pairs']} interleaved "
+                  f"pairs: release {statistics.median(z['release1']):.2f} s, ORDER BY "
+                  f"{statistics.median(z['order_by']):.2f} s (medians), **{z['ratio_pairs_median']:.1f}x** (median of "
+                  f"the pairs' ratios: {', '.join(f'{r / o:.1f}' for r, o in zip(z['release1'], z['order_by']))}); "
+                  f"load after {z['load_after']}."]
     for z in res["sizes"]:
         lines += ["", f"Profile of the median sqlanon run at {z['rows']:,} rows (logger `sqlanon.profile`); first "
                   f"release in the process: {z['ours']['first_in_process']:.3f} s:", "", "```", z["ours"]["profile"], "```"]
@@ -156,6 +194,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, nargs="*", default=[9], help="pairs per size")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--note", default="", help="a paragraph for the report (e.g. the same run on an earlier commit)")
+    ap.add_argument("--minv", type=int, nargs="*", default=[], help="copies of Adult for m-invariance release 1 vs ORDER BY")
+    ap.add_argument("--minv-pairs", type=int, default=3)
     args = ap.parse_args()
     from static import make_adult  # benchmarks/static.py: Adult x N with seeded age offsets
 
@@ -175,6 +215,9 @@ def main() -> None:
         print(json.dumps({k: v for k, v in z.items() if k != "ours"} | {"ours_median": z["ours"]["median"]}), flush=True)
         con.close()
         con = sqlanon.connect()  # a fresh database per size (the projects' state tables go with it)
+    res["minv"] = [minv_run(c, args.minv_pairs) for c in args.minv]
+    for z in res["minv"]:
+        print(json.dumps(z), flush=True)
     args.out.mkdir(exist_ok=True)
     (args.out / "fixed_cost.json").write_text(json.dumps(res, indent=1) + "\n")
     (args.out / "fixed_cost.md").write_text(write_md(res))

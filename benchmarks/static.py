@@ -86,9 +86,9 @@ def make_adult(con, copies: int, table: str = "adult") -> int:
 
 def ours(con, table: str, **kw) -> dict:
     con.execute("DROP TABLE IF EXISTS bench_out")
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     r = sqlanon.anonymize(con, table, qi=QI7, sa=SA, k=K, output="bench_out", **kw)
-    return {"seconds": time.perf_counter() - t, "ncp": r.ncp, "classes": r.classes, "k": r.k,
+    return {"seconds": time.perf_counter() - t, "cpu": time.process_time() - c, "ncp": r.ncp, "classes": r.classes, "k": r.k,
             "distinct_l": r.distinct_l, "entropy_l": r.entropy_l, "t": r.t, "levels": r.levels}
 
 
@@ -113,9 +113,11 @@ class Peer:
 
     def run(self) -> dict:
         batch = [list(r) for r in self.data]  # the peer sorts and splits its input: a fresh copy (not timed)
+        c = time.process_time()
         _, (ncp, rtime) = self.mod.mondrian(batch, K, False, 7)
+        cpu = time.process_time() - c
         self.parts = [[m[-1] for m in p.member] for p in self.mod.RESULT]
-        return {"seconds": rtime, "ncp_own": ncp, "classes": len(self.parts),
+        return {"seconds": rtime, "cpu": cpu, "ncp_own": ncp, "classes": len(self.parts),
                 "smallest_class": min(len(p) for p in self.parts)}
 
     def ncp_sqlanon(self, con, table: str) -> float:
@@ -155,7 +157,8 @@ def size_run(con, copies: int, rounds: int, peer: Peer | None) -> dict:
         ts = [x["seconds"] for x in per["peer"]]
         res["peer"] = {**per["peer"][-1], "median_s": statistics.median(ts), "times": ts,
                        "ncp_sqlanon_macro": peer.ncp_sqlanon(con, "adult"),
-                       "speedup": statistics.median(p / s for p, s in zip(ts, strict))}
+                       "speedup": statistics.median(p / s for p, s in zip(ts, strict)),
+                       "cpu_speedup": statistics.median(p["cpu"] / s["cpu"] for p, s in zip(per["peer"], per["strict"]))}
     con.execute("DROP TABLE IF EXISTS bench_out")
     return res
 
@@ -197,18 +200,19 @@ def write_md(res: dict) -> str:
              f"({res['date']}); load average at start {res['load']}. {res.get('note', '')}", "",
              f"Adult x N (copy c > 0: ages moved by a seeded offset in -3..3), QI {', '.join(QI7)}, SA {SA}, k = {K}. "
              "Each round runs, back to back in one process: ours strict, the variants, the peer. Time: the whole "
-             "`sqlanon.anonymize` call; the peer's own `rtime`. Ratios: median over the rounds of the ratio within "
+             "`sqlanon.anonymize` call; the peer's own `rtime`. CPU time: the process's (all threads) over the same "
+             "calls (the peer is one Python thread; ours runs DuckDB on up to 2). Ratios: median over the rounds of the ratio within "
              "each round. NCP: docs/metrics.md (`sqlanon_ncp`).", ""]
     if any("peer" in s for s in res["sizes"]):
         lines += [f"Peer: {res.get('peer_source', '')}.", "",
                   "| rows | rounds | ours strict s (median) | peer s (median) | peer / ours (median of rounds) | "
-                  "ours NCP % | peer NCP % (sqlanon_ncp) | peer NCP % (own) | ours classes | peer classes | "
-                  "load after |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+                  "peer / ours CPU time (median of rounds) | ours NCP % | peer NCP % (sqlanon_ncp) | peer NCP % (own) | "
+                  "ours classes | peer classes | load after |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for s in res["sizes"]:
             p = s.get("peer")
             if p:
                 lines.append(f"| {s['rows']:,} | {s['rounds']} | {s['strict']['median_s']:.3f} | {p['median_s']:.3f} | "
-                             f"**{p['speedup']:.1f}x** | {s['strict']['ncp']:.2f} | {p['ncp_sqlanon_macro']:.2f} | "
+                             f"**{p['speedup']:.1f}x** | {p['cpu_speedup']:.1f}x | {s['strict']['ncp']:.2f} | {p['ncp_sqlanon_macro']:.2f} | "
                              f"{p['ncp_own']:.2f} | {s['strict']['classes']:,} | {p['classes']:,} | {s['load_after']} |")
         lines.append("")
     lines += ["Variants (k = 10; time relative to strict in the same round, median of rounds):", "",
@@ -221,7 +225,9 @@ def write_md(res: dict) -> str:
         lines += ["", f"Adult x {b['rows'] // 30162} = {b['rows']:,} rows, strict k = {K}, fresh subprocess on a "
                   f"database file, SET threads = 2: **{b['seconds']:.1f} s**, peak RSS **{b['peak_rss_gb']:.2f} GB** "
                   f"({b['levels']} levels, {b['classes']:,} classes, NCP {b['ncp']:.2f}%, k checked {b['k_checked']}); "
-                  f"one ORDER BY of the table by all its columns {b['order_by_seconds']:.1f} s."]
+                  f"one ORDER BY of the table by all its columns {b['order_by_seconds']:.1f} s"
+                  + (f" (anonymize / ORDER BY {b['seconds'] / b['order_by_seconds']:.2f}); load average "
+                     f"{b['load_before']} before, {b['load_after']} after" if "load_before" in b else "") + "."]
     return "\n".join(lines) + "\n"
 
 
@@ -242,10 +248,16 @@ def main() -> None:
     peer = Peer(args.peer) if args.peer else None
     if peer:
         res["peer_source"] = "qiyuangong/Mondrian @ 49d49cfb (GitHub, MIT), exported to " + str(args.peer)
+    make_adult(con, 1)  # warm-up, not timed: imports, template compilation, the first macro bindings
+    ours(con, "adult")
     rounds = args.rounds + [args.rounds[-1]] * (len(args.sizes) - len(args.rounds))
     for copies, r in zip(args.sizes, rounds):
         res["sizes"].append(size_run(con, copies, r, peer))
-    res["big"] = [big_run(c) for c in args.big]
+    res["big"] = []
+    for c in args.big:
+        before = " ".join(f"{x:.1f}" for x in os.getloadavg())
+        res["big"].append({**big_run(c), "load_before": before,
+                           "load_after": " ".join(f"{x:.1f}" for x in os.getloadavg())})
     for b in res["big"]:
         print(json.dumps(b), flush=True)
     OUT.mkdir(exist_ok=True)

@@ -82,7 +82,9 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
     n_sa = int(sa.max()) + 1 if sa is not None and n else 0
     qdist = np.bincount(sa, minlength=n_sa) / n if t is not None else None
 
-    small = [not numeric[d] and dims.nd[d] <= 62 for d in range(q)]  # distinct values as bits of an int64
+    # a category of <= 62 values: its distinct values per segment as the bits of an OR, in the
+    # narrowest unsigned integer that holds them (less memory to move per level)
+    small = [_bit_table(int(dims.nd[d])) if not numeric[d] and dims.nd[d] <= 62 else None for d in range(q)]
     order = np.arange(n, dtype=np.int64)      # active rows, grouped by segment
     # (q, n_active) ranks of the active rows, same order (int16 when they fit: less to move)
     xo = ranks.astype(np.int16) if vmax <= np.iinfo(np.int16).max else ranks
@@ -189,17 +191,24 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
 _POW2 = np.left_shift(np.int64(1), np.arange(63, dtype=np.int64))
 
 
+def _bit_table(nd: int) -> np.ndarray:
+    """2^v for the values v < nd (<= 62) in the narrowest unsigned type that holds them."""
+    dtype = np.uint8 if nd <= 8 else np.uint16 if nd <= 16 else np.uint32 if nd <= 32 else np.uint64
+    return _POW2[:nd].astype(dtype)
+
+
 def _popcount(bits: np.ndarray) -> np.ndarray:
-    """Set bits per int64 (numpy >= 2.0 has it built in; the package allows 1.26)."""
+    """Set bits per element (numpy >= 2.0 has it built in; the package allows 1.26)."""
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(bits)
-    return np.unpackbits(np.ascontiguousarray(bits).view(np.uint8)).reshape(-1, 64).sum(axis=1)
+    return np.unpackbits(np.ascontiguousarray(bits.astype(np.int64)).view(np.uint8)).reshape(-1, 64).sum(axis=1)
 
 
-def _distinct_per_segment(x: np.ndarray, starts: np.ndarray, lens: np.ndarray, small: bool) -> np.ndarray:
-    """Distinct values of x per segment (small: x < 62, counted as the bits of an OR)."""
-    if small:
-        return _popcount(np.bitwise_or.reduceat(np.take(_POW2, x), starts)).astype(np.float64)
+def _distinct_per_segment(x: np.ndarray, starts: np.ndarray, lens: np.ndarray, small: np.ndarray | None) -> np.ndarray:
+    """Distinct values of x per segment (small: the bit table of a QI of <= 62 values,
+    counted as the bits of an OR)."""
+    if small is not None:
+        return _popcount(np.bitwise_or.reduceat(np.take(small, x), starts)).astype(np.float64)
     v = int(x.max()) + 1
     seg = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
     u = np.unique(seg * v + x)

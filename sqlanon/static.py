@@ -4,9 +4,11 @@ recursive l-diversity, t-closeness) (seed 002; docs/static.md).
 What runs where (docs/static.md): DuckDB codes the QIs (``sql/mondrian/01_prepare``),
 numpy builds the partition tree over the codes read in one pass
 (``sqlanon/mondrian.py``) and each class's extent, DuckDB reads them back as
-registered DataFrames, publishes the generalized table (``03_publish``) and
-checks it with the same macros a user would run (``sqlanon_profile``,
-``sqlanon_t_closeness``, ...) before the one transaction commits.
+registered DataFrames and builds the class table (``03_publish``); numpy puts the
+rows in their storage order and DuckDB copies them into the published table in one
+scan; the same macros a user would run (``sqlanon_profile``, ``sqlanon_t_closeness``,
+...) check the frame the table copies (``_verify`` says why that is the same check)
+before the one transaction commits.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from . import ident, mondrian, templates
-from .errors import SqlanonError
+from .errors import EngineError, SqlanonError
 from .engine import as_engine
 from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
 
@@ -104,7 +106,8 @@ def anonymize(
                diversity=diversity, c=c, strict=strict, hierarchies=given,
                ctx={"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
                     "keep": [ident.quote(x) for x in keep], "out": ident.quote(output),
-                    "eq_col": ident.quote(eq_class)})
+                    "eq_col": ident.quote(eq_class), "sa_type": cols[sa] if sa else None,
+                    "presorted": not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))})
     return _publish(con, job, n_rows)
 
 
@@ -130,55 +133,33 @@ class _Job:
 
 def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
     """The one transaction of :func:`anonymize`: codes, partition tree, publishing, checks."""
-    env = templates.environment()
+    engine = as_engine(con)
     prof = _Profile()  # per-statement timings, logged at DEBUG by the "sqlanon.profile" logger
     started = time.perf_counter()
-
-    def run(name: str) -> None:
-        for i, stmt in enumerate(templates.render(env, f"mondrian/{name}.sql.j2", job.ctx), 1):
-            con.execute(stmt)
-            prof.mark(_stmt_label(name, i, stmt))
-
     try:
-        con.execute("BEGIN TRANSACTION")
-    except duckdb.Error as exc:
+        engine.begin()
+    except EngineError as exc:
         raise SqlanonError("the connection has an open transaction; commit or roll it back before anonymize "
                            "(it runs as one transaction of its own)") from exc
     # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS); the settings
     # come back after the COMMIT or ROLLBACK (a statement in an aborted transaction fails)
-    with as_engine(con).release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
+    with engine.release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
+        steps = _Steps(con, job, prof)
         try:
-            *prepare, read = templates.render(env, "mondrian/01_prepare.sql.j2", job.ctx)
-            for i, stmt in enumerate(prepare, 1):
-                con.execute(stmt)
-                prof.mark(_stmt_label("01_prepare", i, stmt))
-            _check_hierarchy_values(con, job.source, job.qi, job.spec)
-            codes, dims, sa_codes = _read_codes(con, read, job.spec, job.sa is not None)
-            prof.mark("read the codes (numpy)")
+            dims, sa_codes = steps.codes()
             pid, levels = mondrian.partition(dims, job.k, strict=job.strict, sa=sa_codes, l=job.l,
                                              diversity=job.diversity, c=job.c, t=job.t)
             prof.mark(f"partition tree, {levels} levels (numpy)")
-            codes["pid"] = pid
-            for col in job.spec:  # categories whose values fit the bits of an int64
-                col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-            con.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
-            con.register("sqlanon__mdr_stats", _class_stats(dims, pid, job.spec))
-            con.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
-                                                           "nd": dims.nd}))
-            prof.mark("class extents (numpy)")
-            try:
-                run("03_publish")
-            finally:
-                for name in ("sqlanon__mdr_done", "sqlanon__mdr_stats", "sqlanon__mdr_dom"):
-                    con.unregister(name)
-            per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
-            run("09_cleanup")
-            checked = _verify(con, job)
-            prof.mark("check macros on the output")
-            con.execute("COMMIT")
+            per_list, classes = steps.publish(dims, pid)
+            checked = _verify(con, job, classes, steps.checked_table)
+            prof.mark(f"check macros on {steps.checked_table}")
+            steps.unregister()
+            steps.run("09_cleanup")
+            engine.commit()
             prof.mark("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            steps.unregister()
+            engine.rollback()
             raise
     prof.report(f"anonymize {job.source!r} -> {job.output!r}")
     return AnonymizeResult(
@@ -188,6 +169,69 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
         params={"k": job.k, "l": job.l, "strict": job.strict, "qi": job.qi, "sa": job.sa,
                 "hierarchies": job.hierarchies, "t": job.t, "diversity": job.diversity, "c": job.c},
     )
+
+
+class _Steps:
+    """The SQL steps of one :func:`anonymize` call (``sql/mondrian/``) and the
+    numpy work between them, on the connection of the open transaction."""
+
+    def __init__(self, con, job: _Job, prof: _Profile) -> None:
+        self.con, self.job, self.prof = con, job, prof
+        self.env = templates.environment()
+        self.codes_by_rid: dict = {}
+        self.frames: dict = {}  # registered DataFrames, by name
+        # what the check macros read: the published table, or (presorted) the frame it is a copy of
+        self.checked_table = job.output
+
+    def run(self, name: str, statements=None, first: int = 1) -> None:
+        """Run a template's statements (or the given ones of it, numbered from ``first``)."""
+        if statements is None:
+            statements = templates.render(self.env, f"mondrian/{name}.sql.j2", self.job.ctx)
+        for i, stmt in enumerate(statements, first):
+            self.con.execute(stmt)
+            self.prof.mark(_stmt_label(name, i, stmt))
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:
+        self.con.register(name, frame)
+        self.frames[name] = frame
+
+    def unregister(self) -> None:
+        while self.frames:
+            self.con.unregister(self.frames.popitem()[0])
+
+    def codes(self):
+        """01_prepare: the dictionaries, then the codes read in one pass; (Dims, SA codes)."""
+        job = self.job
+        *prepare, read = templates.render(self.env, "mondrian/01_prepare.sql.j2", job.ctx)
+        self.run("01_prepare", prepare)
+        _check_hierarchy_values(self.con, job.source, job.qi, job.spec)
+        self.codes_by_rid, dims, sa_codes = _read_codes(self.con, read, job.spec, job.sa is not None)
+        self.prof.mark("read the codes (numpy)")
+        return dims, sa_codes
+
+    def publish(self, dims, pid: np.ndarray):
+        """03_publish from the partition ids: the class extents (numpy) go in as registered
+        DataFrames; returns (NCP per QI, in %, the number of classes)."""
+        job, con = self.job, self.con
+        codes = self.codes_by_rid
+        codes["pid"] = pid
+        for col in job.spec:  # categories whose values fit the bits of an int64
+            col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
+        stats, cls_of_row = _class_stats(con, dims, pid, job.spec)
+        self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
+        self.register("sqlanon__mdr_stats", stats)
+        self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
+                                                        "nd": dims.nd}))
+        self.prof.mark("class extents (numpy)")
+        classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
+        self.run("03_publish", [classes])
+        if job.ctx["presorted"]:
+            self.register("sqlanon__mdr_out", _output_frame(con, job, cls_of_row, codes.get("sc")))
+            self.checked_table = "sqlanon__mdr_out"
+            self.prof.mark("output rows in class, SA order (numpy)")
+        self.run("03_publish", rest, first=2)
+        per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
+        return per_list, len(stats)
 
 
 def _check_params(method, strict, k, l, t, diversity, c, sa, source):
@@ -201,25 +245,34 @@ def _check_params(method, strict, k, l, t, diversity, c, sa, source):
         raise SqlanonError(f"diversity must be 'distinct', 'entropy' or 'recursive', got {diversity!r}")
     if l is not None:
         l = _positive_int(l, "l", 1)
-        if sa is None:
-            raise SqlanonError(f"l = {l} needs the sensitive attribute: pass sa='<column of {source}>'")
-        if not strict:
-            raise SqlanonError("relaxed Mondrian with an l-diversity constraint is not implemented; use strict=True")
-    if diversity == "recursive":
-        if l is None or c is None or isinstance(c, bool) or not isinstance(c, (int, float)) or c <= 0:
-            raise SqlanonError(f"recursive (c, l)-diversity needs l (an integer >= 1) and c > 0, got l = {l!r}, c = {c!r}")
-        c = float(c)
-    elif c is not None:
-        raise SqlanonError("c is the c of recursive (c, l)-diversity: pass diversity='recursive' with it")
+        _needs_strict_sa("l", l, strict, sa, source)
+    c = _check_c(diversity, l, c)
     if t is not None:
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 1:
             raise SqlanonError(f"t must be a number in (0, 1], got {t!r}")
         t = float(t)
-        if sa is None:
-            raise SqlanonError(f"t = {t} needs the sensitive attribute: pass sa='<column of {source}>'")
-        if not strict:
-            raise SqlanonError("relaxed Mondrian with a t-closeness constraint is not implemented; use strict=True")
+        _needs_strict_sa("t", t, strict, sa, source)
     return k, l, t, c
+
+
+def _needs_strict_sa(name, value, strict, sa, source) -> None:
+    """l and t need the SA and strict Mondrian."""
+    if sa is None:
+        raise SqlanonError(f"{name} = {value} needs the sensitive attribute: pass sa='<column of {source}>'")
+    if not strict:
+        what = "an l-diversity" if name == "l" else "a t-closeness"
+        raise SqlanonError(f"relaxed Mondrian with {what} constraint is not implemented; use strict=True")
+
+
+def _check_c(diversity, l, c):
+    """c is recursive (c, l)-diversity's, and only its: a number > 0 with l."""
+    if diversity == "recursive":
+        if l is None or c is None or isinstance(c, bool) or not isinstance(c, (int, float)) or c <= 0:
+            raise SqlanonError(f"recursive (c, l)-diversity needs l (an integer >= 1) and c > 0, got l = {l!r}, c = {c!r}")
+        return float(c)
+    if c is not None:
+        raise SqlanonError("c is the c of recursive (c, l)-diversity: pass diversity='recursive' with it")
+    return c
 
 
 def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
@@ -228,13 +281,7 @@ def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
         raise SqlanonError(f"Mondrian takes at most 62 QI columns, got {len(qi)} for table {source!r}; "
                            "pass at most 62")
     if sa is not None:
-        ident.require_columns(con, source, [sa], role="SA column")
-        if t is not None and _is_numeric(cols[sa]):
-            raise SqlanonError(f"SA column {sa!r} of table {source!r} is numeric: the t-closeness constraint uses the "
-                               "equal ground distance (categorical SA); the ordered distance is not implemented "
-                               "(cast the SA to VARCHAR in a view to use the equal distance)")
-        if sa in qi:
-            raise SqlanonError(f"SA column {sa!r} is also listed as a QI of table {source!r}; a column is one or the other")
+        _check_sa(con, source, cols, qi, sa, t)
     if not isinstance(eq_class, str) or not eq_class or eq_class in qi or eq_class == sa:
         raise SqlanonError(f"eq_class column name {eq_class!r} clashes with a QI/SA column of {source!r}; "
                            "pass eq_class='<another name>'")
@@ -249,6 +296,17 @@ def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
     if ident._exists(con, output):
         raise SqlanonError(f"output table {output!r} already exists; drop it or pass output='<new name>'")
     return keep, output
+
+
+def _check_sa(con, source, cols, qi, sa, t) -> None:
+    """The SA: a column, not a QI, and (with t) not numeric."""
+    ident.require_columns(con, source, [sa], role="SA column")
+    if t is not None and _is_numeric(cols[sa]):
+        raise SqlanonError(f"SA column {sa!r} of table {source!r} is numeric: the t-closeness constraint uses the "
+                           "equal ground distance (categorical SA); the ordered distance is not implemented "
+                           "(cast the SA to VARCHAR in a view to use the equal distance)")
+    if sa in qi:
+        raise SqlanonError(f"SA column {sa!r} is also listed as a QI of table {source!r}; a column is one or the other")
 
 
 def _qi_spec(con, source, cols, qi, hierarchies):
@@ -306,17 +364,22 @@ def _check_data(con, source, cols, qi, sa, k, l, diversity, c) -> int:
         raise SqlanonError(f"SA column {sa!r} of table {source!r} has {nulls[-1]} distinct values, fewer than "
                            f"l = {l}: no partition of it is l-diverse")
     if l is not None and diversity != "distinct":
-        counts = [r[0] for r in con.execute(
-            f"SELECT count(*) AS n FROM {ident.qualified(con, source)} GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
-        total = sum(counts)
-        entropy = -sum(x / total * math.log(x / total) for x in counts)
-        if diversity == "entropy" and entropy < math.log(l) - 1e-12:
-            raise SqlanonError(f"SA column {sa!r} of table {source!r} is not entropy {l}-diverse as a whole "
-                               f"(exp(entropy) = {math.exp(entropy):.3f}): no partition of it is; lower l")
-        if diversity == "recursive" and not (len(counts) >= l and counts[0] < c * sum(counts[l - 1:])):
-            raise SqlanonError(f"SA column {sa!r} of table {source!r} is not recursive ({c}, {l})-diverse as a whole: "
-                               "no partition of it is; raise c or lower l")
+        _check_whole_table_diversity(con, source, sa, l, diversity, c)
     return n_rows
+
+
+def _check_whole_table_diversity(con, source, sa, l, diversity, c) -> None:
+    """Refuse an SA that is not entropy / recursive (c, l)-diverse as a whole (no partition of it is)."""
+    counts = [r[0] for r in con.execute(
+        f"SELECT count(*) AS n FROM {ident.qualified(con, source)} GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
+    total = sum(counts)
+    entropy = -sum(x / total * math.log(x / total) for x in counts)
+    if diversity == "entropy" and entropy < math.log(l) - 1e-12:
+        raise SqlanonError(f"SA column {sa!r} of table {source!r} is not entropy {l}-diverse as a whole "
+                           f"(exp(entropy) = {math.exp(entropy):.3f}): no partition of it is; lower l")
+    if diversity == "recursive" and not (len(counts) >= l and counts[0] < c * sum(counts[l - 1:])):
+        raise SqlanonError(f"SA column {sa!r} of table {source!r} is not recursive ({c}, {l})-diverse as a whole: "
+                           "no partition of it is; raise c or lower l")
 
 
 def _check_hierarchy_values(con, source, qi, spec) -> None:
@@ -362,10 +425,17 @@ def _read_codes(con, query: str, spec, with_sa: bool):
     return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes
 
 
-def _class_stats(dims, pid: np.ndarray, spec) -> pd.DataFrame:
+def _class_stats(con, dims, pid: np.ndarray, spec) -> tuple[pd.DataFrame, np.ndarray]:
     """Per class (final partition, in partition id order): its id, rows, and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
-    ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``)."""
+    ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``) and its published
+    cell (``cell<i>``); and each row's class index (0.., in partition id order)."""
+    bit_qis = [c for c in spec if c["bits"]]
+    values = {}
+    if bit_qis:  # the values of each category with bits, in code order
+        got = con.execute("SELECT " + ", ".join(f"(SELECT list(v ORDER BY code) FROM sqlanon__mdr_dict{c['i']})"
+                                                 for c in bit_qis)).fetchall()[0]
+        values = {c["i"]: v for c, v in zip(bit_qis, got)}
     present = np.zeros(int(pid.max()) + 1, dtype=bool)
     present[pid] = True
     inv = (np.cumsum(present) - 1)[pid]  # class index, in partition id order
@@ -383,31 +453,103 @@ def _class_stats(dims, pid: np.ndarray, spec) -> pd.DataFrame:
             bits = np.zeros(ids.size, dtype=np.int64)
             np.bitwise_or.at(bits, inv, np.take(mondrian._POW2, r))
             out[f"bits{c['i']}"] = bits
-    return pd.DataFrame(out)
+            out[f"cell{c['i']}"] = _set_cells(bits, values[c["i"]])
+    return pd.DataFrame(out), inv
 
 
-def _verify(con, job: _Job) -> dict:
+def _set_cells(bits: np.ndarray, values: list) -> np.ndarray:
+    """A category's published cell per class from its codes as bits: the value itself
+    when it is one, else ``'{a,b,c}'``, the values in code order (their sort order)
+    joined by ``,``. Built once per distinct set (a few hundred), not per class."""
+    sets, inv = np.unique(bits, return_inverse=True)
+    cells = []
+    for s in sets.tolist():
+        present = [values[b] for b in range(62) if s >> b & 1]
+        cells.append(present[0] if len(present) == 1 else "{" + ",".join(present) + "}")
+    return np.asarray(cells, dtype=object)[inv.reshape(-1)]
+
+
+def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None) -> pd.DataFrame:
+    """The published rows, already in their storage order (class, then SA code, then row
+    id: a stable sort of one integer key), as categorical columns: per QI the class's
+    published cell (read from ``sqlanon__mdr_cls``, one row per class), the SA value (its
+    text: VARCHAR, or a number that casts back exactly) and the class number. 03_publish
+    copies it with one scan, which keeps the order (no join, no ORDER BY)."""
+    key = cls_of_row if sc is None else cls_of_row * (int(sc.max()) + 1) + sc
+    perm = np.argsort(key, kind="stable")
+    cls = cls_of_row[perm]
+    cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
+                        + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
+                        + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy()
+    out = {}
+    for col in job.spec:
+        codes, uniques = pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object))
+        out[job.qi[col["i"]]] = pd.Categorical.from_codes(codes.astype(np.int32)[cls],
+                                                        categories=pd.Index(uniques, dtype=object))
+    if sc is not None:
+        values = con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
+        out[job.sa] = pd.Categorical.from_codes(sc[perm].astype(np.int32), categories=pd.Index(values, dtype=object))
+    out[job.eq_class] = cls + 1
+    return pd.DataFrame(out, copy=False)
+
+
+def _verify(con, job: _Job, classes: int, checked: str) -> dict:
     """The guarantee, checked on the published table by the check macros (the call
-    fails, and nothing is written, if any is worse than requested); the result's numbers."""
-    output, qi, sa, eq_class, k, l, t, diversity, c = (job.output, job.qi, job.sa, job.eq_class, job.k, job.l, job.t,
-                                                       job.diversity, job.c)
-    if sa is not None:
-        pk, groups, rows, dl, el, _ = con.execute("SELECT * FROM sqlanon_profile(?, ?, ?)", [output, qi, sa]).fetchall()[0]
-        tc = con.execute("SELECT t FROM sqlanon_t_closeness(?, ?, ?, false)", [output, qi, sa]).fetchall()[0][0]
-    else:
-        pk, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [output, qi]).fetchall()[0]
-        dl = el = tc = None
-    classes = con.execute(f"SELECT count(DISTINCT {ident.quote(eq_class)}) FROM {ident.quote(output)}").fetchall()[0][0]
-    disc = con.execute("SELECT discernibility FROM sqlanon_discernibility(?, ?)", [output, qi]).fetchall()[0][0]
-    cavg = con.execute("SELECT c_avg FROM sqlanon_avg_group_size(?, ?, ?)", [output, qi, k]).fetchall()[0][0]
-    creq = None
-    if l is not None and diversity == "recursive":
-        creq = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)", [output, qi, sa, l]).fetchall()[0][0]
-    bad_l = l is not None and (dl < l or (diversity == "entropy" and el < l - 1e-9)
-                               or (diversity == "recursive" and (creq is None or creq >= c)))
-    if pk is None or pk < k or bad_l or (t is not None and tc > t):
-        raise SqlanonError(f"internal error: Mondrian produced k = {pk}, distinct l = {dl}, t = {tc} for requested "
-                           f"k = {k}, l = {l}, t = {t}; nothing was written (please report)")
-    return {"rows": int(rows), "classes": int(classes), "k": int(pk), "distinct_l": None if dl is None else int(dl),
-            "entropy_l": None if el is None else float(el), "t": None if tc is None else float(tc),
-            "discernibility": int(disc), "avg_class_size": float(cavg)}
+    fails, and nothing is written, if any is worse than requested); the result's numbers.
+
+    ``sqlanon_profile`` and ``sqlanon_t_closeness`` (and ``sqlanon_recursive_cl``) run on
+    ``checked``, in one statement: the published table, or the frame ``sqlanon__mdr_out``
+    when the published table is its copy (03_publish: one row per frame row, each QI and
+    the SA cast from a category to its text, or from the text back to the SA's type).
+    A category maps to one text and two categories of a column never to the same one
+    (distinct texts; an SA text casts back exactly), so grouping by the frame's columns
+    groups the rows exactly as grouping by the published ones, with the same SA
+    counts: k, l and the equal-distance EMD (which does not depend on how the SA values
+    are named or ordered) are those of the published table, read from integer
+    categories instead of 7 texts per row. The published row count is compared too. The utility numbers come from the class
+    table ``sqlanon__mdr_cls`` (one row per class: its size and published cells) instead
+    of two more scans of the rows: every published row carries its class's cells (the
+    output is the rows joined to their class), so the published QI groups are the classes
+    grouped by equal cells and a group's size is the sum of its classes' sizes; that is
+    what ``sqlanon_discernibility`` (sum of squared group sizes) and ``sqlanon_avg_group_size``
+    (rows / groups / k) compute from the rows. The groups and rows counted both ways must
+    agree, else the call fails."""
+    m = _guarantee(con, job, checked)
+    published = con.execute(f"SELECT count(*) FROM {ident.quote(job.output)}").fetchall()[0][0]
+    cells = ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
+    disc, c_groups, c_rows = con.execute(
+        f"SELECT coalesce(sum(n * n), 0)::HUGEINT, count(*), coalesce(sum(n), 0)::BIGINT FROM "
+        f"(SELECT sum(sqlanon__n) AS n FROM sqlanon__mdr_cls GROUP BY {cells})").fetchall()[0]
+    if not _meets(job, m) or (c_groups, c_rows, published) != (m["groups"], m["rows"], m["rows"]):
+        raise SqlanonError(f"internal error: Mondrian produced k = {m['k']}, distinct l = {m['dl']}, t = {m['t']} for "
+                           f"requested k = {job.k}, l = {job.l}, t = {job.t} ({m['groups']} groups of {m['rows']} "
+                           f"rows; {c_groups} of {c_rows} from the classes; {published} rows published); nothing was "
+                           "written (please report)")
+    return {"rows": int(m["rows"]), "classes": int(classes), "k": int(m["k"]),
+            "distinct_l": None if m["dl"] is None else int(m["dl"]),
+            "entropy_l": None if m["el"] is None else float(m["el"]), "t": None if m["t"] is None else float(m["t"]),
+            "discernibility": int(disc), "avg_class_size": float(m["rows"] / m["groups"] / job.k)}
+
+
+def _guarantee(con, job: _Job, checked: str) -> dict:
+    """k, groups, rows, distinct l (dl), entropy l (el), t and, for recursive diversity,
+    c_required (creq) of table ``checked``, by the check macros."""
+    qi, sa = job.qi, job.sa
+    if sa is None:
+        k, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [checked, qi]).fetchall()[0]
+        return {"k": k, "groups": groups, "rows": rows, "dl": None, "el": None, "t": None, "creq": None}
+    got = con.execute("SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM sqlanon_profile($1, $2, $3) p, "
+                      "sqlanon_t_closeness($1, $2, $3, false) c", [checked, qi, sa]).fetchall()[0]
+    m = dict(zip(("k", "groups", "rows", "dl", "el", "t"), got), creq=None)
+    if job.l is not None and job.diversity == "recursive":
+        m["creq"] = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)",
+                                [checked, qi, sa, job.l]).fetchall()[0][0]
+    return m
+
+
+def _meets(job: _Job, m: dict) -> bool:
+    """Whether the checked numbers meet the request (entropy l up to 1e-9: docs/static.md)."""
+    l, diversity = job.l, job.diversity
+    bad_l = l is not None and (m["dl"] < l or (diversity == "entropy" and m["el"] < l - 1e-9)
+                               or (diversity == "recursive" and (m["creq"] is None or m["creq"] >= job.c)))
+    return m["k"] is not None and m["k"] >= job.k and not bad_l and (job.t is None or m["t"] <= job.t)

@@ -360,3 +360,23 @@ def test_threads_setting_comes_back(con):
         anonymize(con, "c", qi=["q0"], k=1, hierarchies={"q0": "h"}, output="o2")
     assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] == 2
     assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o2'").fetchall()[0][0]
+
+
+@pytest.mark.parametrize("sa_type", ["INTEGER", "DOUBLE", "DECIMAL(9,3)", "DATE", "VARCHAR"])
+def test_sa_of_any_type_is_published_unchanged_in_storage_order(con, sa_type):
+    """The SA keeps its type and values whichever way the output is built (a VARCHAR or
+    numeric SA: the presorted frame; another type: the joined, ordered statement), and
+    the rows are stored by eq_class, then SA."""
+    value = {"DATE": "DATE '2020-01-01' + (range % 5)::INTEGER", "VARCHAR": "'s' || (range % 5)::VARCHAR"}.get(
+        sa_type, f"((range % 5) * 1.25 - 2)::{sa_type}")
+    con.execute(f"CREATE TABLE st AS SELECT (hash(range) % 40)::INTEGER AS q, (range % 3)::VARCHAR AS c, "
+                f"{value} AS s FROM range(300)")
+    r = anonymize(con, "st", qi=["q", "c"], sa="s", k=4, l=2, output="st_out")
+    assert r.k >= 4 and r.distinct_l >= 2
+    assert con.execute("SELECT data_type FROM information_schema.columns WHERE table_name = 'st_out' "
+                       "AND column_name = 's'").fetchall()[0][0] == con.execute(
+        "SELECT data_type FROM information_schema.columns WHERE table_name = 'st' AND column_name = 's'").fetchall()[0][0]
+    assert con.execute("SELECT list(s ORDER BY s) FROM st").fetchall() == con.execute(
+        "SELECT list(s ORDER BY s) FROM st_out").fetchall()
+    stored = con.execute("SELECT eq_class, s FROM st_out").fetchall()
+    assert stored == sorted(stored)
