@@ -136,7 +136,7 @@ MODEL = MInvariance(
     context={"mask_qi": ()},  # mask_qi: set by the hook before step 7
     hooks={"07_eligible": before_eligible},
     temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "newg", "ext", "hist",
-           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq"),
+           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq", "mrg", "mvs"),
     temp_views=("rel",),
     state=("groups",),
     signatures=True,
