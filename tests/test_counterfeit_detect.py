@@ -14,6 +14,9 @@ a feature of a QI row computed from those tables:
 - ``mate``: least number of attributes in which the row differs from a
   group-mate;
 - ``agedev``: distance of the age from the group's median age;
+- ``ageout``: the age more than 1.5 standard deviations from its group's
+  mean (issue 33 item 2: the red team's age-outlier test);
+- ``z:<col>``: the z-score of each numeric QI column inside the group (binned);
 - ``nulls``: NULL QI values of the row; ``age``: the age itself (ranges);
 - ``pos``: position of the row inside its group in the exported file, with
   the group's size (row order, counts);
@@ -45,7 +48,8 @@ import sqlanon
 from sqlanon.datasets import load_adult
 from sqlanon.histories import history
 
-QI = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
+QI_ALL = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
+QI = QI_ALL
 # Precision may exceed the counterfeit share by at most this much (points of
 # share). Sampling noise of a bin of >= 2% of ~15,000 test rows at a 20-40%
 # rate is about 1.5 points (one standard deviation); the best of ~50 bins
@@ -58,13 +62,20 @@ MIN_BIN = 0.02
 TYPE_QI = ("marital_status", "sex")
 
 
-def _key(alias: str = "") -> str:
+def qi_of(sa: str) -> list[str]:
+    """The QI columns, less the SA when it is one of them (education)."""
+    return [c for c in QI_ALL if c != sa]
+
+
+def _key(alias: str = "", qi=None) -> str:
     a = f"{alias}." if alias else ""
-    return "row(" + ", ".join(a + c for c in QI) + ")::VARCHAR"
+    return "row(" + ", ".join(a + c for c in (qi or QI)) + ")::VARCHAR"
 
 
-def publish(con, sa: str, m: int, releases: int, seed: int = 0, start: int = 20000):
+def publish(con, sa: str, m: int, releases: int, seed: int = 0, start: int = 20000,
+            model: str = "m-invariance", output: str = "anatomy"):
     """Publish an Adult history; returns the sources (tables src1..srcN)."""
+    QI = qi_of(sa)
     load_adult(con, "adult", part="data")
     pool = con.sql(f"SELECT id, {', '.join(QI)}, {sa} FROM adult WHERE {sa} IS NOT NULL").df()
     hist = history(pool, "id", sa, releases=releases, start=start, seed=seed)
@@ -75,15 +86,17 @@ def publish(con, sa: str, m: int, releases: int, seed: int = 0, start: int = 200
         con.execute(f"CREATE OR REPLACE TABLE src{r} AS SELECT * FROM h_df")
         con.unregister("h_df")
         if pub is None:
-            pub = sqlanon.Publisher(con, "c", source="src", id="id", qi=QI, sa=sa, m=m, seed=seed)
+            pub = sqlanon.Publisher(con, "c", source="src", id="id", qi=QI, sa=sa, m=m, seed=seed,
+                                    model=model, output=output)
         pub.release()
     return len(hist)
 
 
-def scored_rows(con, release: int) -> pd.DataFrame:
+def scored_rows(con, release: int, qi=None) -> pd.DataFrame:
     """One row per public QI row of ``release`` with its features (public
     tables only) and its counterfeit probability cf (truth, for scoring)."""
-    k = _key()
+    QI = qi or globals()["QI"]
+    k = _key(qi=QI)
     diffs = " + ".join(f"(a.{c} IS DISTINCT FROM b.{c})::INT" for c in QI)
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE pubq AS
@@ -112,13 +125,22 @@ def scored_rows(con, release: int) -> pd.DataFrame:
             SELECT group_id, k, count(*) FILTER (WHERE NOT m.is_counterfeit) AS nreal,
                    count(*) FILTER (WHERE m.is_counterfeit) AS nghost
             FROM sqlanon_private.c_membership AS m JOIN src{release} AS s ON s.id = m.id
-            CROSS JOIN LATERAL (SELECT {_key('s')} AS k)
+            CROSS JOIN LATERAL (SELECT {_key('s', QI)} AS k)
             WHERE m.release = {release}
             GROUP BY ALL
         )
         SELECT b.*, mt.mate, coalesce(t.nreal, 0) AS nreal, coalesce(t.nghost, 0) AS nghost
         FROM base AS b LEFT JOIN mate AS mt USING (rid) LEFT JOIN truth AS t USING (group_id, k)""")
     df = con.execute("SELECT * FROM feat").df()
+    # numeric QI columns: z-score inside the group (a constant group: 0)
+    for c in QI:
+        if pd.api.types.is_numeric_dtype(df[c]):
+            g = df.groupby("group_id")[c]
+            sd = g.transform("std", ddof=0)
+            df[f"z:{c}"] = ((df[c] - g.transform("mean")) / sd.where(sd > 0)).fillna(0.0)
+    g = df.groupby("group_id")["age"]
+    sd = g.transform("std", ddof=0)
+    df["ageout"] = ((df["age"] - g.transform("mean")).abs() > 1.5 * sd) & (sd > 0)
     # identical public rows (group, tuple) share the truth: cf rows of n
     df["cf"] = ((df["repeat"] - df["nreal"] - df["nghost"]) / df["repeat"]).clip(lower=0)
     df["ghost"] = df["nghost"] / df["repeat"]
@@ -147,6 +169,9 @@ def _bins(df: pd.DataFrame) -> dict[str, pd.Series]:
         "age": (df["age"].fillna(-5) // 5).astype(int),
         "pos": df["pos"].clip(upper=8).astype(str) + "/" + df["gsize"].clip(upper=8).astype(str),
         "type": ("K#" + n_k.astype(str)).where(in_k, "other"),
+        "ageout": df["ageout"].astype(int),
+        **{z: pd.cut(df[z], [-1e9, -2, -1.5, -1, -0.5, 0.5, 1, 1.5, 2, 1e9], labels=False)
+           for z in df.columns if z.startswith("z:")},
     }
 
 
@@ -167,8 +192,8 @@ def detectors(df: pd.DataFrame) -> dict[str, tuple[float, float]]:
     return out
 
 
-def _check(con, release: int):
-    df = scored_rows(con, release)
+def _check(con, release: int, qi=None):
+    df = scored_rows(con, release, qi)
     w = 1 - df["ghost"]
     share = df["cf"][df["group_id"] % 2 == 1].sum() / w[df["group_id"] % 2 == 1].sum()
     res = detectors(df)
@@ -187,17 +212,45 @@ def _check(con, release: int):
 ])
 def test_no_detector_beats_the_counterfeit_share(con, sa, m):
     n = publish(con, sa, m, releases=2)
+    _assert_no_detector(con, n, qi_of(sa))
+
+
+def _assert_no_detector(con, n: int, qi: list[str], label: str = ""):
     scored = 0
     for r in range(1, n + 1):
-        share, res, _ = _check(con, r)
+        share, res, _ = _check(con, r, qi)
         if share <= 0.02:  # (almost) no counterfeits in this release: nothing to detect
             continue
         scored += 1
         worst = max(res, key=lambda d: res[d][0])
         msg = ", ".join(f"{d} {p:.1%} ({f:.0%} flagged)" for d, (p, f) in sorted(res.items()))
         assert res[worst][0] <= share + TOLERANCE, \
-            f"release {r}: detector {worst} reaches {res[worst][0]:.1%} precision, share {share:.1%}: {msg}"
+            f"{label}release {r}: detector {worst} reaches {res[worst][0]:.1%} precision, share {share:.1%}: {msg}"
     assert scored, "the history must have counterfeits for the test to mean anything"
+
+
+_OPEN_M_INV = pytest.mark.xfail(strict=False, reason=(
+    "open (issue 33 item 2): the age-outlier and z-score detectors are within the limit (release 2: occupation "
+    "9.1% / 14.3% at a 9.2% share, education 29.0% / 28.8% at 28.4%; release 1 of education, where step 8 "
+    "placed every counterfeit: every detector within 2.8 points), but in the later releases freq (occupation "
+    "16.1% at 9.2%: a copy adds one to its tuple's count and unique persons are not copied; +6.3 points before "
+    "issue 33 too), agedev (occupation release 3: 19.8% at 11.8%) and age (education release 2: 40.6% at "
+    "28.4%, ages under 20) exceed share + 5: the counterfeits of carried and step-6 target groups, which step 8 "
+    "does not place"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model,output", [
+    pytest.param("m-invariance", "anatomy", marks=_OPEN_M_INV),
+    pytest.param("m-invariance", "generalized", marks=_OPEN_M_INV),
+    ("sliced-bucket", "anatomy")])
+@pytest.mark.parametrize("sa,m", [("occupation", 5), ("education", 4)])
+def test_red_team_history(con, sa, m, model, output):
+    """Issue 33 item 2, the red team's setting: 7,500 persons, 3 releases (a
+    larger counterfeit share than the 20,000-person history above). With output
+    generalized the project publishes qit/st as well: the detectors read qit."""
+    n = publish(con, sa, m, releases=3, start=7500, model=model, output=output)
+    _assert_no_detector(con, n, qi_of(sa), f"{model}/{output}, {sa} m = {m}: ")
 
 
 if __name__ == "__main__":  # exploration: python tests/test_counterfeit_detect.py SA M RELEASES

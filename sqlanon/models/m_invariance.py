@@ -49,6 +49,9 @@ def step8_context(pub, ctx: dict, rows: int) -> None:
     DuckDB runs the branches at once; one branch would run on one thread)."""
     ctx["sort_by_rowid"] = rows >= ROWID_SORT_MIN_ROWS
     ctx["step8_branches"] = STEP8_BRANCHES or max(1, min(8, int(pub.engine.setting("threads"))))
+    # the levels of step 8's dyadic tree: 2^levels above any pool (counterfeits
+    # make a pool of n rows at most m n rows)
+    ctx["step8_levels"] = max(2, (max(1, rows) * pub.m).bit_length() + 1)
 
 
 def portable_hash(pub, expr: str, integer: bool = False, salt: int = 0) -> str:
