@@ -328,3 +328,38 @@ def test_release_cli_on_spark(tmp_path, adult_frames):
                          env=os.environ | {"PYSPARK_PYTHON": sys.executable})
     assert bad.returncode == 2 and "--source-file needs --source" in bad.stderr
     assert SparkEngine(wh).fetch("SELECT count(*) FROM sqlanon_private.ward__ledger") == [(1,)]
+
+
+@pytest.mark.parametrize("case", ["java_home", "path", "bad"])
+def test_a_missing_java_is_our_error_saying_what_to_install(tmp_path, case):
+    """Without Java (JAVA_HOME at a folder with no java; or no JAVA_HOME and
+    none on PATH) or with one that fails to start, the engine raises
+    JavaMissing (a CannotOpen, a SqlanonError) saying what to install, and the
+    CLI says so without a traceback: no PySparkRuntimeError
+    [JAVA_GATEWAY_EXITED]."""
+    home = tmp_path / "jdk"
+    (home / "bin").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
+    if case == "path":  # only the Python's folder on PATH (no java there)
+        env["PATH"] = os.path.dirname(sys.executable)
+    else:
+        env["JAVA_HOME"] = str(home)
+    if case == "bad":  # a java that cannot run Spark (Spark's launcher script runs it)
+        fake = home / "bin" / "java"
+        fake.write_text("#!/bin/sh\necho 'Error: this java cannot run Spark' >&2\nexit 1\n")
+        fake.chmod(0o755)
+    code = ("import sqlanon.errors as e\nfrom sqlanon.spark import SparkEngine\n"
+            "try:\n    SparkEngine(%r)\nexcept e.SqlanonError as exc:\n"
+            "    print(type(exc).__name__, isinstance(exc, e.CannotOpen), exc)\n") % str(tmp_path / "wh")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("JavaMissing True Spark"), run.stdout
+    assert "Spark needs Java 17 or later: install" in run.stdout
+    assert "JAVA_GATEWAY_EXITED" not in run.stdout + run.stderr and "Traceback" not in run.stderr, run.stderr
+    if case == "bad":
+        assert "this java cannot run Spark" in run.stdout  # the launcher's complaint, quoted
+    cli = subprocess.run([sys.executable, "-m", "sqlanon", "release", str(tmp_path / "wh"), "ward", "--engine", "spark",
+                          "--source", "src", "--id", "id", "--qi", "age", "--sa", "disease", "--model",
+                          "dynamic-anatomy", "--l", "3"], capture_output=True, text=True, timeout=300, env=env)
+    assert cli.returncode != 0 and "Traceback" not in cli.stderr, cli.stderr[-2000:]
+    assert "Spark needs Java 17 or later" in cli.stderr, cli.stderr[-2000:]
