@@ -54,9 +54,9 @@ def digest(rows) -> str:
     return hashlib.md5(repr(sorted((tuple(r) for r in rows), key=repr)).encode()).hexdigest()
 
 
-def both(tmp_path, spark, frames, **kw):
+def both(tmp_path, spark, frames, tables=PUBLIC + PRIVATE, **kw):
     """Release every frame on DuckDB and on Spark; per release the counts and
-    the digests of the public and private tables of each."""
+    the digests of the public and private ``tables`` of each."""
     con = sqlanon.connect(str(tmp_path / "duck.db"))
     eng = SparkEngine(tmp_path / "wh", spark)
     pubs, out = [None, None], []
@@ -71,7 +71,7 @@ def both(tmp_path, spark, frames, **kw):
             r = pubs[i].release()
             fetch = target.execute if i == 0 else eng.fetch
             tables = {t: digest(fetch(f"SELECT * FROM {t}").fetchall() if i == 0 else fetch(f"SELECT * FROM {t}"))
-                      for t in PUBLIC + PRIVATE}
+                      for t in tables}
             rel.append(({k: getattr(r, k) for k in COUNTS}, tables))
         out.append(rel)
     return out, con, eng
@@ -328,6 +328,53 @@ def test_release_cli_on_spark(tmp_path, adult_frames):
                          env=os.environ | {"PYSPARK_PYTHON": sys.executable})
     assert bad.returncode == 2 and "--source-file needs --source" in bad.stderr
     assert SparkEngine(wh).fetch("SELECT count(*) FROM sqlanon_private.ward__ledger") == [(1,)]
+
+
+# --------------------------------------------------------------- issue 34: histories the tests did not use
+
+
+def _issue34_history(n: int, seed: int = 7):
+    """Issue 34's history: n Adult persons (QI age, workclass, education, sex;
+    SA occupation): release 1 as is; release 2 after deleting a seventh of them
+    and changing 3% of the SA values; release 3 after the deleted come back and
+    another 3% change."""
+    import numpy as np
+    import pandas as pd
+
+    con = sqlanon.connect()
+    load_adult(con, "adult")
+    pool = con.execute("SELECT id, age, workclass, education, sex, occupation FROM adult "
+                       f"WHERE occupation IS NOT NULL ORDER BY id LIMIT {int(n)}").df()
+    rng = np.random.default_rng(seed)
+    domain = np.array(sorted(pool.occupation.unique()), dtype=object)
+
+    def change(df, share):
+        df = df.copy()
+        for i in rng.choice(len(df), int(round(share * len(df))), replace=False):
+            others = domain[domain != df.at[i, "occupation"]]
+            df.at[i, "occupation"] = others[rng.integers(len(others))]
+        return df
+    gone = rng.choice(n, n // 7, replace=False)
+    r2 = change(pool.drop(index=gone).reset_index(drop=True), 0.03)
+    r3 = change(pd.concat([r2, pool.iloc[gone]]).sort_values("id").reset_index(drop=True), 0.03)
+    return [pool, r2, r3]
+
+
+def test_issue34_history_m_invariance_releases_identically(tmp_path, spark):
+    """Release 3 of this history failed on Spark with INVALID_INDEX_OF_ZERO: a
+    ghost's value ``anchor[1 + (h % n)::BIGINT]`` (step 6) reached Spark one
+    element off (sqlglot holds a typed index 0-based; the fix and its unit
+    test: tests/test_spark_passes.py, list_element). 1,000 persons keep the
+    shape (deletes, updates, re-inserts with ghosts) at a size CI runs."""
+    frames = _issue34_history(1000)
+    runs, con, eng = both(tmp_path, spark, frames, qi=["age", "workclass", "education", "sex"], sa="occupation",
+                          model="m-invariance", m=4)
+    for r, (duck, sp) in enumerate(runs, 1):
+        assert duck == sp, f"release {r} differs"
+    assert runs[1][0][0]["deleted"] == 1000 // 7 and runs[2][0][0]["reinserted"] == 1000 // 7
+    # ghosts were drawn (the statement that failed), the same on both engines
+    ghosts = "SELECT count(*) FROM sqlanon_private.ward_membership WHERE release = 3 AND is_counterfeit AND id IS NOT NULL"
+    assert con.execute(ghosts).fetchall()[0][0] == eng.fetch(ghosts)[0][0] > 0
 
 
 @pytest.mark.parametrize("case", ["java_home", "path", "bad"])
