@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-MODELS = {"dynamic-anatomy": {"l": 4}, "anatomy": {"l": 4}, "m-invariance": {"m": 4}}
+MODELS = {"dynamic-anatomy": {"l": 4}, "anatomy": {"l": 4}, "m-invariance": {"m": 4}, "sliced-bucket": {"m": 4}}
 QI = ["age", "zip", "sex"]
 
 

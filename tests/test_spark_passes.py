@@ -38,8 +38,14 @@ FIXTURES = {
         "SELECT x[2:3] FROM t", "SELECT SLICE(x, 2, GREATEST(((3) - (2)) + 1, 0)) FROM t",
         "SELECT [1, 2, 3, 4][2:3], [1, 2, 3][2:], [1, 2, 3][3:2]"),
     "list_element": (
-        "SELECT x[1], x[-1], x[i] FROM t", "SELECT ELEMENT_AT(x, 1), ELEMENT_AT(x, -1), ELEMENT_AT(x, CAST(i AS INT)) "
-        "FROM t", "SELECT [10, 20, 30][1], [10, 20, 30][-1], [10, 20, 30][i], [10, 20][5] FROM (SELECT 2 AS i)"),
+        # sqlglot's parser holds a typed index 0-based (x[1] as 0, x[1 + CAST(...)] as 0 + CAST(...)): the pass
+        # reads each as written (the m-invariance ghost draw anchor[1 + (h % n)::BIGINT] hit index 0 on Spark)
+        "SELECT x[1], x[-1], x[i], x[1 + CAST(h % 3 AS BIGINT)] FROM t",
+        "SELECT ELEMENT_AT(x, 1), ELEMENT_AT(x, -1), ELEMENT_AT(x, NULLIF(CAST(i AS INT), 0)), "
+        "ELEMENT_AT(x, NULLIF(CAST(1 + CAST(h % 3 AS BIGINT) AS INT), 0)) FROM t",
+        "SELECT [10, 20, 30][1], [10, 20, 30][-1], [10, 20, 30][i], [10, 20][5], [10, 20, 30][1 + (h % 3)::BIGINT], "
+        "[10, 20, 30][h::INTEGER], [10, 20, 30][i - 2], [10, 20, 30][0], [[1, 2], [3, 4]][i::INT][1::BIGINT] "
+        "FROM (SELECT 2 AS i, 3 AS h)"),
     "lambda_index": (
         "SELECT list_filter(x, lambda v, i: i > 1) FROM t", "SELECT FILTER(x, (v, i) -> (i + 1) > 1) FROM t",
         "SELECT list_filter(['a', 'b', 'c'], lambda v, i: i > 1), "
@@ -62,6 +68,13 @@ FIXTURES = {
         "SELECT list_position([5, 6, 7], 6), list_intersect([1, 2], [2, 3])"),
     "inline_macros": ("SELECT twice(a + 1) FROM t", "SELECT ((a + 1) * 2) FROM t", "SELECT twice(1 + 1)"),
 }
+
+
+def test_a_bound_parameter_keeps_the_index_as_written():
+    """``x[$i - 1]``: the parser leaves an index with a parameter as written
+    (no type); bound to a literal, it must not be read as shifted."""
+    sql = passes.translate("SELECT x[$i - 1], x[$i] FROM t", {"i": 3}).sql("spark")
+    assert _spark_sql(sql) == _spark_sql("SELECT ELEMENT_AT(x, NULLIF(CAST(3 - 1 AS INT), 0)), ELEMENT_AT(x, 3) FROM t")
 
 
 def _spark_sql(sql: str) -> str:

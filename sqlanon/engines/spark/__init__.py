@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 
-from .errors import SparkBusy, SparkMissing, SparkSQLError
+from .errors import JavaMissing, SparkBusy, SparkMissing, SparkSQLError
 from .passes import translate
 
 _LAZY = {"SparkEngine": ".engine", "session": ".sparksession", "duck_type": ".sparksession"}
@@ -25,4 +25,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["SparkBusy", "SparkEngine", "SparkMissing", "SparkSQLError", "session", "translate"]
+__all__ = ["JavaMissing", "SparkBusy", "SparkEngine", "SparkMissing", "SparkSQLError", "session", "translate"]

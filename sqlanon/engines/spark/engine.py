@@ -380,7 +380,12 @@ class SparkEngine(SparkDialect, Statements, RecursiveCTEs, Engine):
     def load(self, name: str, data, *, schema: str = MAIN) -> None:
         """Create or replace state-free table ``name`` (a source) from a pandas
         DataFrame or a Spark DataFrame, committed to the warehouse."""
-        df = data if isinstance(data, DataFrame) else self.spark.createDataFrame(data)
+        if not isinstance(data, DataFrame):
+            # through Arrow: pyspark's pandas path warns on pandas 3 (a FutureWarning per call)
+            import pyarrow as pa
+
+            data = self.spark.createDataFrame(pa.Table.from_pandas(data, preserve_index=False))
+        df = data
         key = (schema.lower(), name.lower())
         with self._autocommit():
             self._schemas.add(key[0])

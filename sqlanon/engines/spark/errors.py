@@ -1,6 +1,6 @@
 """The Spark engine's errors (no pyspark needed to import them)."""
 
-from ...errors import EngineError, LockHeld, MissingObject, SqlanonError
+from ...errors import CannotOpen, EngineError, LockHeld, MissingObject, SqlanonError
 
 
 class SparkSQLError(EngineError, SqlanonError):
@@ -13,3 +13,8 @@ class SparkMissing(SparkSQLError, MissingObject):
 
 class SparkBusy(SparkSQLError, LockHeld):
     """Another engine holds the warehouse's write lock or committed since BEGIN."""
+
+
+class JavaMissing(CannotOpen):
+    """Spark cannot start: no Java (or one that cannot run Spark); the message
+    says what to install."""

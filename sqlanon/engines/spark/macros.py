@@ -19,6 +19,7 @@ from sqlglot import exp
 
 from ..._resources import macros_dir
 from .errors import SparkSQLError
+from .index import one_based
 
 _MACRO = re.compile(r"CREATE\s+OR\s+REPLACE\s+MACRO\s+(\w+)\s*\(([^)]*)\)\s+AS\s+(?!TABLE\b)(.*?);\s*$",
                     re.S | re.M | re.I)
@@ -34,7 +35,7 @@ def scalar_macros() -> dict[str, tuple[list[str], exp.Expression]]:
         for m in _MACRO.finditer(text):
             params = [p.split(":=")[0].strip() for p in m.group(2).split(",") if p.strip()]
             try:
-                out[m.group(1).lower()] = (params, sqlglot.parse_one(m.group(3), read="duckdb"))
+                out[m.group(1).lower()] = (params, one_based(sqlglot.parse_one(m.group(3), read="duckdb")))
             except sqlglot.errors.ParseError:
                 continue  # a macro sqlglot cannot read is not inlined (and fails on Spark if called)
     return out
@@ -57,7 +58,7 @@ def table_macros() -> dict[str, tuple[list[tuple[str, exp.Expression | None]], e
                 name, _, default = p.partition(":=")
                 params.append((name.strip(), sqlglot.parse_one(default, read="duckdb") if default.strip() else None))
             try:
-                out[m.group(1).lower()] = (params, sqlglot.parse_one(m.group(3), read="duckdb"))
+                out[m.group(1).lower()] = (params, one_based(sqlglot.parse_one(m.group(3), read="duckdb")))
             except sqlglot.errors.ParseError:
                 continue
     return out

@@ -19,6 +19,7 @@ import sqlglot
 from sqlglot import exp
 
 from .errors import SparkSQLError
+from .index import duckdb_index, is_element, one_based
 from .macros import _inline, inline_table_macros, scalar_macros, table_macros
 
 
@@ -61,19 +62,24 @@ def list_slice(n: exp.Expression, c: Context) -> exp.Expression | None:
 
 
 def list_element(n: exp.Expression, c: Context) -> exp.Expression | None:
-    """A list element ``x[i]``: DuckDB's index is 1-based, Spark's ``x[i]``
-    0-based, and sqlglot shifts a literal index only (when parsing: the tree
-    holds it 0-based); element_at is 1-based (negative from the end, NULL out
-    of range: as DuckDB)."""
-    if not (isinstance(n, exp.Bracket) and len(n.expressions) == 1
-            and not (isinstance(n.expressions[0], exp.Literal) and n.expressions[0].is_string)):
+    """A list element ``x[i]``: DuckDB's index is 1-based (0 and out of range:
+    NULL), Spark's ``x[i]`` 0-based; ``element_at`` is 1-based (negative from
+    the end, NULL out of range, an error at 0: guarded by ``nullif``). The
+    index is taken as DuckDB reads it (:func:`.index.one_based`): sqlglot's parser
+    shifts every index it types as an integer - a literal, but also a CAST or
+    ``1 + CAST(...)`` - to 0-based, so the tree's index is not the written one
+    (``anchor[1 + (h % len)::BIGINT]`` reached Spark as index ``0 + ...``: one
+    element off, and index 0 failed with INVALID_INDEX_OF_ZERO)."""
+    if not is_element(n):
         return None
-    i = n.expressions[0]
+    i = n.expressions[0] if n.args.get("offset") == 1 else duckdb_index(n)
     lit = i.this if isinstance(i, exp.Neg) else i
     if isinstance(lit, exp.Literal) and not lit.is_string:
-        i = exp.Literal.number((-1 if i is not lit else 1) * int(lit.this) + 1)
+        if int(lit.this) == 0:
+            return exp.Null()
+        i = i.copy()
     else:
-        i = exp.cast(i.copy().transform(c.fix), "int")  # (element_at takes an INT index)
+        i = exp.func("nullif", exp.cast(i.copy().transform(c.fix), "int"), exp.Literal.number(0))
     return exp.Anonymous(this="element_at", expressions=[n.this.copy().transform(c.fix), i])
 
 
@@ -172,7 +178,7 @@ def translate(tree: exp.Expression | str, params=None, *, resolve=None, macros=N
     the :data:`PASSES` applied. Needs no SparkSession (tests/test_transpile.py
     checks every template through it)."""
     tree = sqlglot.parse_one(tree, read="duckdb") if isinstance(tree, str) else tree.copy()
-    tree = _bind(tree, params)
+    tree = _bind(one_based(tree), params)
     macros = scalar_macros() if macros is None else macros
     if columns_of is not None and any(isinstance(n, exp.Columns) or (isinstance(n, exp.Table) and isinstance(
             n.this, exp.Anonymous)) for n in tree.walk()):
