@@ -32,6 +32,7 @@ from .engines import as_engine
 from .errors import Conflict, ReadOnly, SqlanonError
 from .ident import FLOAT_TYPES, INTEGER_TYPES, quote, require_not_file
 from .models import MODELS, OUTPUTS
+from .models.base import StepContext
 from .project import PRIVATE_SCHEMA, Project, shared_refs
 
 MAX_SA_VALUES = 128
@@ -594,6 +595,10 @@ class Publisher:
             **dict(self.spec.context),
         }
 
+    def _render_macro(self, template: str, macro: str, *args) -> str:
+        """SQL from Jinja macro ``macro`` of ``template`` (a hook's :meth:`StepContext.render`)."""
+        return str(getattr(self.env.get_template(template).module, macro)(*args))
+
     def _execute(self, name: str, stmt: str, params: dict) -> list[tuple]:
         """One statement of template ``name``, its rows; a database error becomes
         our error without the data values it may quote."""
@@ -757,7 +762,9 @@ class Publisher:
                 step = name.split("/")[-1].split(".")[0]
                 hook = self.spec.hooks.get(step)
                 if hook is not None:
-                    hook(self, ctx, cols, params)
+                    hook(StepContext(engine=self.engine, values=self.values, release=r, params=params, ctx=ctx,
+                                     cols=cols, sa=self.sa, seed=self.seed, parameter=self.spec.parameter,
+                                     render_macro=self._render_macro))
                     prof.mark(f"{self.model} hook before {step}")
                 for i, stmt in enumerate(templates.render(self.env, name, ctx, vary=self.proj.placeholders()), 1):
                     rows = self._execute(name, stmt, params)

@@ -50,9 +50,48 @@ class Parameter:
     type: Callable[[str], Any] = int
 
 
-#: a hook run before a step: hook(publisher, ctx, cols, params); it may add to
-#: the template context ``ctx`` and make temporary tables
-Hook = Callable[..., None]
+@dataclass
+class StepContext:
+    """What a hook sees of the release it runs in (not the Publisher):
+    ``engine`` (run SQL: ``fetch``, ``execute``, ``executemany``; its constants
+    such as ``mask_values``), ``values`` (the model's parameters, bound),
+    ``release`` (its number), ``params`` (the ``$`` parameters of the
+    release's statements; a hook may add to them), ``ctx`` (the template
+    context; a hook may add to it), ``tables`` (the project's tables and the
+    release's temporary tables as written in SQL: ``ctx["T"]``), ``cols`` (the
+    source's column types by name), ``sa`` (the SA column's name), ``seed``,
+    and :meth:`render` (SQL from a Jinja macro of the template folders)."""
+
+    engine: Any
+    values: Mapping[str, Any]
+    release: int
+    params: dict
+    ctx: dict
+    cols: Mapping[str, str]
+    sa: str
+    seed: int
+    parameter: str
+    render_macro: Callable[..., str]
+
+    @property
+    def tables(self) -> Mapping[str, str]:
+        return self.ctx["T"]
+
+    @property
+    def privacy(self) -> int:
+        """The value of the privacy parameter (``m``, ``l``)."""
+        return self.values[self.parameter]
+
+    def render(self, template: str, macro: str, *args) -> str:
+        """SQL: Jinja macro ``macro`` of ``template`` (e.g. ``"_lib/hash.sql.j2"``,
+        ``"portable_hash"``) called with ``args``."""
+        return self.render_macro(template, macro, *args)
+
+
+#: a hook run before a step: hook(step: StepContext); it may add to the
+#: template context ``step.ctx`` and the parameters ``step.params`` and make
+#: temporary tables
+Hook = Callable[[StepContext], None]
 
 
 @dataclass(frozen=True)
