@@ -15,6 +15,10 @@ from .base import Model, Parameter
 L = Parameter("l", "every partition holds l distinct SA values", lambda v: require_m(v, name="l"), aliases=("m",))
 #: the temporary tables of sql/anatomy/
 TEMPS = ("snap", "cls", "plan", "refill", "pool", "dacf", "newg", "final")
+#: their private state: the rows of the partitions (sql/anatomy/01_snapshot)
+TABLES = {"rows": "__rows"}
+#: |SP| and the penalty DL of seed 004 (sqlanon.ReleaseResult)
+RESULT_FIELDS = ("suppressed", "dl")
 
 MODEL = Model(
     name="anatomy",
@@ -24,6 +28,8 @@ MODEL = Model(
     outputs=("anatomy",),
     context={"dynamic": False},
     temps=TEMPS,
+    tables=TABLES,
+    result_fields=RESULT_FIELDS,
     gated=False,
     unsafe_baseline=True,
 )

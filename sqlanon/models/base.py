@@ -99,10 +99,25 @@ class Model:
     """A publishing model (see the module docstring). The first parameter is the
     privacy parameter (``m``, ``l``): the release gate and the audit measure
     exposure against it. ``signatures``: the model keeps SA signatures as bit
-    masks (at most ``publisher.MAX_SA_VALUES`` SA values; the state table is
-    ``groups``). ``gated``: the release gate refuses an unsafe release (else it
-    only reports it; :meth:`refuses` may decide by parameter).
-    ``unsafe_baseline``: the model exists to be broken; its results say so."""
+    masks (the state table is ``groups``; too few SA values is an error at any
+    release, not only the first). ``max_sa_values``: the most distinct SA
+    values a release may have (None: no limit; the engine's mask capacity
+    ``signature_values`` lowers it). ``gated``: the release gate refuses an
+    unsafe release (else it only reports it; :meth:`refuses` may decide by
+    parameter). ``unsafe_baseline``: the model exists to be broken; its results
+    say so.
+
+    What else the Publisher reads from the declaration (it knows no model by
+    name): ``tables``, the model's private state tables (key -> suffix of the
+    name ``sqlanon_private.<P><suffix>``, made by the model's templates with
+    ``CREATE TABLE IF NOT EXISTS``; ``{{ T.<key> }}`` in the templates, dropped
+    by ``sqlanon purge``); ``state``, the keys of the state tables a later
+    release needs (checked before it runs); ``result_fields``, the optional
+    counts of :class:`sqlanon.ReleaseResult` (``suppressed``, ``dl``) its
+    stats step returns, shown by the result's line and notebook display;
+    ``template_dir``, the folder that holds ``<pipeline>/`` when it is not the
+    package's ``sql/`` (a model defined outside the package,
+    :func:`sqlanon.models.register`)."""
 
     name: str
     pipeline: str
@@ -115,7 +130,11 @@ class Model:
     temps: tuple[str, ...] = ()
     temp_views: tuple[str, ...] = ()
     state: tuple[str, ...] = ("rows",)
+    tables: Mapping[str, str] = field(default_factory=dict)
+    result_fields: tuple[str, ...] = ()
     signatures: bool = False
+    max_sa_values: int | None = None
+    template_dir: str | None = None
     gated: bool = True
     unsafe_baseline: bool = False
 

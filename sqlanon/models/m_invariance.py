@@ -26,6 +26,7 @@ from .base import Model, Parameter, StepContext
 ELIGIBILITY = {"optimal": "counterfeit", "counterfeit": "counterfeit", "random": "random",
                "optimal-unsafe": "optimal"}
 MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign)
+MAX_SA_VALUES = 128  # SA values a signature (a UHUGEINT bit mask) holds; the engine may hold fewer
 # pools at least this large are ranked by step 8's key-column sort, smaller ones by
 # a window (docs/publisher.md; same result): read at each release, so a test sets it
 # with monkeypatch.setattr(sqlanon.models.m_invariance, "ROWID_SORT_MIN_ROWS", 0)
@@ -140,5 +141,7 @@ MODEL = MInvariance(
            "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq"),
     temp_views=("rel",),
     state=("groups",),
+    tables={"entries": "__entries"},  # a person's groups over its history (sql/m_invariance/02_classify)
     signatures=True,
+    max_sa_values=MAX_SA_VALUES,
 )

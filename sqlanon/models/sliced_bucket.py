@@ -148,5 +148,8 @@ MODEL = Model(
     temps=_mi.MODEL.temps + ("tuples", "cover", "mv", "stale", "lone", "resv", "kept", "hold", "hfill", "aged"),
     temp_views=_mi.MODEL.temp_views,
     state=("groups",),
+    tables=_mi.MODEL.tables,
+    result_fields=("suppressed",),  # updates held over (published with their previous value)
     signatures=True,
+    max_sa_values=_mi.MAX_SA_VALUES,
 )
