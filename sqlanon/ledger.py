@@ -17,7 +17,7 @@ from .errors import SqlanonError
 from .project import Project
 
 #: the columns of a ledger (name, type); an older version's ledger lacks the
-#: ones of ``ADDED`` (made before the anatomy models, the release gate and the
+#: ones of ``ADDED`` (made before the optional counts, the release gate and the
 #: provenance columns) and gets them at the next release
 COLUMNS = (("release", "INTEGER"), ("made_at", "TIMESTAMP"), ("params", "VARCHAR"), ("source_schema", "VARCHAR"),
            ("fingerprint", "UBIGINT"), ("published", "BIGINT"), ("groups", "BIGINT"), ("counterfeits", "BIGINT"),

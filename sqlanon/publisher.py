@@ -33,14 +33,13 @@ from .ident import FLOAT_TYPES, INTEGER_TYPES, quote
 from .ledger import source_digest, status
 from .models import MODELS, OUTPUTS
 from .models.base import StepContext
-from .models.m_invariance import MAX_SA_VALUES  # (the templates' $max_sa_values; the old import path)
 from .profile import PROFILE_LOG, _Profile, _stmt_label
 from .project import PRIVATE_SCHEMA, Project, shared_refs
 from .result import OPTIONAL, ReleaseResult, share, shares
 from .validation import LOG
 
 __all__ = ["Publisher", "ReleaseResult", "share", "shares", "source_digest", "status", "PROFILE_LOG", "LOG",
-           "SINGLE_THREAD_ROWS", "QI_RESERVED", "SA_RESERVED", "MAX_SA_VALUES"]
+           "SINGLE_THREAD_ROWS", "QI_RESERVED", "SA_RESERVED"]
 
 QI_RESERVED = ("release", "group_id", "is_counterfeit")
 SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
@@ -67,15 +66,16 @@ _RUNNING_LOCK = threading.Lock()
 class Publisher:
     """A release project ``project`` over table ``source`` under ``model`` (a
     name in ``sqlanon.models.MODELS``); ``params`` are the model's parameters:
-    ``m`` and ``eligibility`` for m-invariance, ``l`` for the anatomy models
-    (``m=`` is accepted there as a synonym of ``l=``).
+    the privacy parameter (``m`` or ``l``: the model's first) and the model's
+    others, checked by its declaration (``Model.bind``; the default model is
+    the registry's first).
 
     The first :meth:`release` stores the parameters in the project's ledger;
     later Publisher objects for the same project (in this or a later session)
     must pass the same parameters and continue the history."""
 
     def __init__(self, con: object, project: str, *, source: str, id: str, qi, sa: str,
-                 model: str = "m-invariance", output: str = "anatomy", seed: int = 0, templates_dir=None,
+                 model: str | None = None, output: str = "anatomy", seed: int = 0, templates_dir=None,
                  allow_shared=(), warn_fake: float | None = None, warn_stale: float | None = None,
                  **params) -> None:
         self.engine = as_engine(con)  # a duckdb connection is wrapped (sqlanon.engine)
@@ -84,6 +84,7 @@ class Publisher:
         self.project = project
         self.source, self.id, self.sa = source, id, sa
         self.qi = [qi] if isinstance(qi, str) else list(qi)
+        model = next(iter(MODELS)) if model is None else model
         if model not in MODELS:
             raise SqlanonError(f"unknown model {model!r}; use one of {', '.join(MODELS)}")
         self.spec = MODELS[model]
@@ -109,7 +110,7 @@ class Publisher:
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1):
                 raise SqlanonError(f"{name} must be a share between 0 and 1 (0.1 = 10%), or None; got {v!r}")
         self.warn_fake, self.warn_stale = warn_fake, warn_stale
-        self.m = self.values[self.spec.parameter]  # the privacy parameter: m, or l for the anatomy models
+        self.m = self.values[self.spec.parameter]  # the privacy parameter (the model's first: m or l)
         if not self.qi:
             raise SqlanonError(f"the QI column list of project {project!r} is empty; name at least one quasi-identifier")
         names = [id, sa, *self.qi]
@@ -128,7 +129,8 @@ class Publisher:
         bad = [c for c in names if c.lower().startswith("sqlanon__")]
         if bad:
             raise SqlanonError(f"column {bad[0]!r}: names starting with 'sqlanon__' are reserved; rename the column")
-        self.env = templates.environment(templates_dir, self.engine.name)
+        search = () if self.spec.template_dir is None else (self.spec.template_dir,)  # a model outside the package
+        self.env = templates.environment(templates_dir, self.engine.name, search)
         self.pipeline = self.spec.pipeline
         self.tables = self.proj.tables()  # key -> table name (sqlanon.project)
 
@@ -466,7 +468,8 @@ class Publisher:
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid,
                       "sa_name": self.sa,
-                      "max_sa_values": min(MAX_SA_VALUES, self.engine.signature_values)}
+                      "max_sa_values": min(self.spec.max_sa_values or self.engine.signature_values,
+                                           self.engine.signature_values)}
             prof.mark("create tables, next group id")
             stats = None
             names = templates.steps(self.env, self.pipeline)

@@ -91,7 +91,7 @@ def validate(pub) -> dict[str, str]:
             raise SqlanonError(f"source {pub.source!r} has {bad} rows with NaN or an infinity in QI column {c!r}; "
                                "a range needs finite numbers: set them to NULL (UPDATE ... SET "
                                f"{quote(c)} = NULL WHERE NOT isfinite({quote(c)})) or release a view without them")
-    # anatomy models: after the first release too few values only means suppression
+    # a model without signatures: after the first release too few values only means suppression
     if l < pub.m and (pub.spec.signatures or not pub._exists("ledger")):
         k = pub.spec.parameter
         if n == 0:
