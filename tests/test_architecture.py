@@ -32,3 +32,21 @@ def test_no_module_is_over_600_lines():
     long = {str(p.relative_to(ROOT)): n for p in PACKAGE.rglob("*.py")
             if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert not long
+
+
+def test_the_result_shows_the_counts_its_model_declares():
+    """ReleaseResult's line and notebook display show the optional counts of
+    the model's ``result_fields`` (set by the Publisher), no model named."""
+    from sqlanon.display import release_html
+    from sqlanon.result import ReleaseResult
+
+    base = dict(release=2, published=40, groups=12, counterfeits=4, survivors=30, new=6, deleted=2, reinserted=0,
+                updated=0, held=1, ncp=12.5, seconds=0.25, suppressed=0, dl=7)
+    seen = {}
+    for name in ("m-invariance", "sliced-bucket", "dynamic-anatomy"):
+        r = ReleaseResult(**base)
+        object.__setattr__(r, "shown", MODELS[name].result_fields)  # as Publisher._result does
+        html = release_html(r).replace("\xad", "")
+        seen[name] = ("suppressed" in r.line(), "DL 7" in r.line(), ">suppressed<" in html, ">dl<" in html)
+    assert seen == {"m-invariance": (False, False, False, False), "sliced-bucket": (True, False, True, False),
+                    "dynamic-anatomy": (True, True, True, True)}
