@@ -3,7 +3,6 @@ static privacy check), ``data`` (a bundled data set) and ``anonymize`` (Mondrian
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import click
 
