@@ -3,10 +3,9 @@ static privacy check), ``data`` (a bundled data set) and ``anonymize`` (Mondrian
 
 from __future__ import annotations
 
-
 import click
 
-from . import (EXIT_FINDINGS, EXIT_OK, _attach, _bad, _connect, _echo_json, _no_new_file, main)
+from . import EXIT_FINDINGS, EXIT_OK, _attach, _bad, _connect, _echo_json, _no_new_file, main
 
 
 @main.command("check")

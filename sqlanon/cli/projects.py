@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-
 import click
 
 from . import (_require_project, EXIT_FINDINGS, EXIT_OK, _PROJECT_FILE, _attach, _bad, _connect, _echo_json, _no_new_file, _target, main)

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..models import MODELS  # light: DuckDB and pandas are imported by the commands that use them
-from . import (_require_project, _PROJECT_FILE, _bad, _connect, _echo_json, _release_errors, _target, main)
+from . import _require_project, _PROJECT_FILE, _bad, _connect, _echo_json, _release_errors, _target, main
 
 
 _SKIP_HELP = ("Make no release when the source has not changed since the last one (same fingerprint); without "
