@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-import os
 import contextlib
+import os
 from pathlib import Path
 
 import click
