@@ -1,10 +1,13 @@
 """What a publishing model declares (SPEC §9; docs/architecture.md, "How to add
 a model"). A model is a :class:`Model` value in a module of its own under
-``sqlanon/models/`` plus a template folder ``sql/<pipeline>/``; the
+``sqlanon/models/`` plus a template folder ``sql/<pipeline>/`` (or, defined
+outside the package, its own module and folder: ``template_dir`` and
+:func:`sqlanon.models.register`); the
 :class:`sqlanon.Publisher` keeps the transaction, the ledger, the step loop and
 the release gate, and asks the model only what this class holds: its
 parameters and how to check them, the outputs it can write, the extra template
-context, the hooks to run before a step (keyed by the step's full name), the
+context, the hooks to run before a step (keyed by the step's full name; each
+gets a :class:`StepContext`), the
 step whose last statement returns the release's counts (named like the fields
 of :class:`sqlanon.ReleaseResult`), its temporary tables and the private state
 a later release needs. Like ARX's ``PrivacyCriterion`` and pycanon's
