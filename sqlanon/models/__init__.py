@@ -23,11 +23,6 @@ _MODULES = ("m_invariance", "anatomy", "dynamic_anatomy", "sliced_bucket", "unpr
 
 MODELS: dict[str, Model] = {mod.MODEL.name: mod.MODEL for mod in (import_module(f"{__name__}.{n}") for n in _MODULES)}
 
-# the private tables of the Publisher and the release gate, which no model may declare
-_CORE_TABLES = ("qit", "st", "pub", "mem", "groups", "ledger", "chains", "held", "gone", "persons", "secret", "lock",
-                "vals")
-
-
 def register(model: Model, *, replace: bool = False) -> Model:
     """Add ``model`` to ``MODELS`` (the Publisher, ``sqlanon release --model``
     and the audit then know it by its name); returns it. Checked: a name not
@@ -53,8 +48,10 @@ def register(model: Model, *, replace: bool = False) -> Model:
     bad = [o for o in model.outputs if o not in OUTPUTS]
     if bad or not model.outputs:
         raise SqlanonError(f"model {model.name!r}: outputs must be among {', '.join(OUTPUTS)}, got {model.outputs!r}")
+    from ..project import PRIVATE, PUBLIC  # the tables of the Publisher and the release gate
+
     for key, suffix in model.tables.items():
-        if key in _CORE_TABLES:
+        if key in PUBLIC or key in PRIVATE:
             raise SqlanonError(f"model {model.name!r}: state table key {key!r} is the Publisher's; choose another")
         others = {o.tables[key] for o in MODELS.values() if o.name != model.name and key in o.tables}
         if others - {suffix}:
