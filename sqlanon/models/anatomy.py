@@ -4,6 +4,11 @@ grouped anew, so comparing releases narrows persons (seeds 000 and 004). The
 documented unsafe baseline: the release gate only reports the exposure, and
 every result says ``unsafe baseline``. Templates sql/anatomy/ with
 ``dynamic = False``; docs/dynamic_anatomy.md.
+
+Its results (and dynamic Anatomy's, sqlanon.ReleaseResult): ``held`` = |HD|
+(rows published with their previous tuple, data holding), ``suppressed`` =
+|SP| (source rows whose current version is not published) and ``dl`` = the
+penalty DL of seed 004 eq. 1-2 (``result_fields``).
 """
 
 from __future__ import annotations

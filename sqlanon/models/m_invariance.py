@@ -5,6 +5,10 @@ seed 003 (docs/papers.md); templates sql/m_invariance/, docs/publisher.md.
 Parameters: ``m`` (the privacy parameter: every group holds m distinct SA
 values and a person's groups keep one signature) and ``eligibility``, the
 method of the plan made before step 7 (:func:`plan`).
+
+Its results (sqlanon.ReleaseResult): ``held`` = source rows not in this
+release (eligibility deletions and updated or re-inserted persons no
+consistent group could take); no ``suppressed`` or ``dl``.
 """
 
 from __future__ import annotations

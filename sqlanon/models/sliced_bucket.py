@@ -9,6 +9,10 @@ Parameters: ``m`` (the privacy parameter, as m-invariance), ``tau`` (a person
 is held back in at most tau releases before it is published; seed 003 leaves
 tau undefined, docs/sliced_bucket.md says why we read it so) and ``cach`` (how
 many persons of each SA value the Cach keeps; Algorithm 2 keeps one).
+
+Its results (sqlanon.ReleaseResult): ``held`` = persons with no real row (the
+Cach, re-inserted persons shown by a ghost only), ``suppressed`` = updates
+held over (published with their previous value; ``result_fields``).
 """
 
 from __future__ import annotations
