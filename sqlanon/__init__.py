@@ -12,7 +12,7 @@ from .errors import SqlanonError
 _LAZY = {
     "Installed": "install", "bundle": "install", "connect": "install", "install": "install",
     "AuditReport": "audit", "audit": "audit",
-    "Publisher": "publisher", "ReleaseResult": "publisher",
+    "Publisher": "publisher", "ReleaseResult": "result",
     "AnonymizeResult": "static", "anonymize": "static",
 }
 _SUBMODULES = ("metrics", "checks")

@@ -163,23 +163,22 @@ def compile_release(con: duckdb.DuckDBPyConnection, project: str, **publisher_ar
     from .publisher import Publisher, source_digest
 
     p = Project(project)
+    # the Publisher runs on an engine over the recorder: its reads pass through, its writes are recorded
+    recorder = _Recorder(con, p)
+    engine = DuckDBEngine(recorder)
     if publisher_arguments.get("source") is None:
         if not p.exists(con, "ledger"):
             raise SqlanonError(f"project {project!r} has no releases in this database: compiling its first release "
                                "needs its source, id, qi, sa and parameters (a project file, sqlanon.toml)")
-        pub = Publisher.open(con, project, **publisher_arguments)
+        pub = Publisher.open(engine, project, **publisher_arguments)
     else:
-        pub = Publisher(con, project, **publisher_arguments)
+        pub = Publisher(engine, project, **publisher_arguments)
     r = pub.last_release() + 1
     digest_sql = source_digest([quote(c) for c in [pub.id, pub.sa, *pub.qi]])
     rows, digest = con.execute(f"SELECT count({quote(pub.id)}), {digest_sql} FROM {pub._src()}").fetchall()[0]
-    recorder = _Recorder(con, p)
-    engine = pub.engine
-    pub.con, pub.engine = recorder, DuckDBEngine(recorder)  # the release's statements go through the recorder
-    try:
-        result = pub.release()
-    finally:
-        pub.con, pub.engine = con, engine
+    if recorder.statements:  # pragma: no cover - nothing above writes
+        raise SqlanonError("sqlanon compile: a statement was written before the release began")
+    result = pub.release()
     if not recorder.committed:  # pragma: no cover - release() returns only after COMMIT
         raise SqlanonError("sqlanon compile: the release did not reach its COMMIT; nothing to write")
     ledger = p.ref("ledger")

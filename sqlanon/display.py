@@ -206,10 +206,9 @@ def verdict(text: str) -> str:
 def release_html(result) -> str:
     """A :class:`sqlanon.ReleaseResult` as one row of the ledger's columns."""
     d = asdict(result) | {"fake_share": f"{result.fake_share:.1%}", "stale_share": f"{result.stale_share:.1%}"}
-    if d.get("dl") is None:  # m-invariance: the anatomy models' columns say nothing
-        d.pop("dl")
-        if not d["suppressed"]:  # (sliced-bucket: its updates held over)
-            d.pop("suppressed")
+    for name in ("suppressed", "dl"):  # the counts only some models have: those of this release's model
+        if name not in result.optional():
+            d.pop(name)
     note = ""
     if result.unsafe_baseline:
         note = '<p class="sqlanon-unsafe">unsafe baseline: releases of this model can be compared to narrow persons</p>'

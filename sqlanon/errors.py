@@ -4,6 +4,8 @@ engine's typed errors (:class:`EngineError` and its kinds), which an engine
 nothing outside the engine matches a database's exception types or messages.
 """
 
+import re
+
 
 class SqlanonError(ValueError):
     """Bad input or a failed release: the message names the table, column or
@@ -37,3 +39,14 @@ class LockHeld(EngineError, SqlanonError):
 class CannotOpen(EngineError, SqlanonError):
     """A database that cannot be opened (missing, not a database, no permission);
     the message says which and what to do."""
+
+
+def masked(exc: Exception) -> str:
+    """A database error without the data values it may quote: numbers and
+    '...' literals become ?, identifiers in double quotes stay (the unmasked
+    message is the SqlanonError's __cause__). Our own templates' error() texts
+    (they start with 'sqlanon') hold no data and stay as they are."""
+    if re.search(r"\bsqlanon( internal error)?:", str(exc)):
+        return str(exc)
+    text = re.sub(r"'(?:[^']|'')*'", "?", str(exc))
+    return re.sub(r"(?<![\w.\"])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w\"])", "?", text)

@@ -53,13 +53,29 @@ from .ident import check_project, quote
 PRIVATE_SCHEMA = "sqlanon_private"
 #: the published tables (default schema): key -> suffix of ``sqlanon_<P>``
 PUBLIC = {"qit": "_qit", "st": "_st", "pub": "_published"}
-#: the contract's membership and the project's private state (schema
-#: ``sqlanon_private``): key -> suffix of ``<P>``
+#: the contract's membership and the private state of the Publisher and the
+#: release gate (schema ``sqlanon_private``): key -> suffix of ``<P>``; a model
+#: adds its own state tables (``Model.tables``, :func:`private_tables`)
 PRIVATE = {
-    "mem": "_membership", "groups": "__groups", "ledger": "__ledger", "rows": "__rows", "entries": "__entries", "chains": "__chains",
+    "mem": "_membership", "groups": "__groups", "ledger": "__ledger", "chains": "__chains",
     "held": "__held", "gone": "__gone", "persons": "__persons", "secret": "__secret", "lock": "__lock",
     "vals": "__values",
 }
+
+
+def private_tables() -> dict[str, str]:
+    """``PRIVATE`` and the state tables every registered model declares
+    (``Model.tables``): key -> suffix of ``<P>``.
+
+    >>> private_tables()["entries"], private_tables()["rows"]
+    ('__entries', '__rows')
+    """
+    from .models import MODELS  # (the models know nothing of projects)
+
+    out = dict(PRIVATE)
+    for model in MODELS.values():
+        out.update(model.tables)
+    return out
 #: the database's record of the persons every project has had (issue 33 item 3,
 #: sql/_shared/): one table for all projects, named with a leading ``_`` so that no
 #: project's table (a project name starts with a letter) can take its name; it
@@ -88,9 +104,10 @@ class Project:
         schema None: the connection's default schema."""
         if key in PUBLIC:
             return None, f"sqlanon_{self.name}{PUBLIC[key]}"
-        if key in PRIVATE:
-            return PRIVATE_SCHEMA, f"{self.name}{PRIVATE[key]}"
-        raise KeyError(f"no project table {key!r}; known: {', '.join([*PUBLIC, *PRIVATE])}")
+        private = private_tables()
+        if key in private:
+            return PRIVATE_SCHEMA, f"{self.name}{private[key]}"
+        raise KeyError(f"no project table {key!r}; known: {', '.join([*PUBLIC, *private])}")
 
     def table(self, key: str) -> str:
         """The (unquoted) name of table ``key``, schema-qualified for private tables:
@@ -106,15 +123,15 @@ class Project:
     def legacy_name(self, key: str) -> str:
         """Where files written before the private schema keep private table
         ``key``: ``sqlanon_<P><suffix>`` in the main schema."""
-        return f"sqlanon_{self.name}{PRIVATE[key]}"
+        return f"sqlanon_{self.name}{private_tables()[key]}"
 
     def tables(self) -> dict[str, str]:
         """Every table of the project: key -> name (contract tables first)."""
-        return {k: self.table(k) for k in (*PUBLIC, *PRIVATE)}
+        return {k: self.table(k) for k in (*PUBLIC, *private_tables())}
 
     def refs(self) -> dict[str, str]:
         """Every table of the project: key -> quoted name (for templates' ``T``)."""
-        return {k: self.ref(k) for k in (*PUBLIC, *PRIVATE)}
+        return {k: self.ref(k) for k in (*PUBLIC, *private_tables())}
 
     def temp(self, key: str) -> str:
         """The name of a release's temporary table or view ``key``."""
@@ -147,7 +164,7 @@ class Project:
 
     def legacy_tables(self, con) -> list[str]:
         """Names of this project's private tables still in the main schema (an older file)."""
-        return as_engine(con).find_tables([self.legacy_name(k) for k in PRIVATE], schema="main")
+        return as_engine(con).find_tables([self.legacy_name(k) for k in private_tables()], schema="main")
 
     def placeholders(self) -> dict[str, str]:
         """The parts of this project's table names that carry its name -> the
@@ -193,7 +210,7 @@ def migrate(con: duckdb.DuckDBPyConnection, project: str) -> list[str]:
         moved = []
         if old:
             con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(PRIVATE_SCHEMA)}")
-        for key in PRIVATE:
+        for key in private_tables():
             name = old.get(p.legacy_name(key).lower())
             if name is None:
                 continue
@@ -248,7 +265,7 @@ def purge(con, project: str) -> dict:
         if p.legacy_tables(eng):
             raise p.legacy_error()
         dropped = []
-        for key in (*PUBLIC, *PRIVATE):
+        for key in (*PUBLIC, *private_tables()):
             found = p.locate(eng, key)
             if found is not None:
                 eng.execute(f"DROP TABLE {quote(found[0])}.{quote(found[1])}.{quote(found[2])}")

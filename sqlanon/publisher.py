@@ -1,10 +1,11 @@
 """The continuous publisher (issue 4): release after release of a changing
 source table, published in the release contract's tables (docs/contracts.md)
 with the project's state next to them (docs/publisher.md). The models are the
-registry ``sqlanon.models.MODELS`` (one module each in sqlanon/models/:
-``m-invariance`` with parameter m, sql/m_invariance/; ``anatomy``, the unsafe
-static baseline, and ``dynamic-anatomy``, both with parameter l and
-sql/anatomy/; docs/architecture.md).
+registry ``sqlanon.models.MODELS``; the Publisher reads only their
+declarations (:class:`sqlanon.models.base.Model`) and knows none by name
+(docs/architecture.md). What a release did is a :class:`ReleaseResult`
+(sqlanon/result.py); the ledger's columns are sqlanon/ledger.py's, the
+checks before a release sqlanon/validation.py's.
 
 >>> import sqlanon
 >>> con = sqlanon.connect()
@@ -18,23 +19,28 @@ sql/anatomy/; docs/architecture.md).
 from __future__ import annotations
 
 import json
-import logging
-import re
 import secrets
 import threading
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields
 
-import duckdb
-
-from . import __version__, templates
+from . import ledger as _ledger
+from . import templates, validation
 from .engines import as_engine
 from .errors import Conflict, ReadOnly, SqlanonError
-from .ident import FLOAT_TYPES, INTEGER_TYPES, quote, require_not_file
+from .errors import masked as _masked
+from .ident import FLOAT_TYPES, INTEGER_TYPES, quote
+from .ledger import source_digest, status
 from .models import MODELS, OUTPUTS
+from .models.base import StepContext
+from .profile import PROFILE_LOG, _Profile, _stmt_label
 from .project import PRIVATE_SCHEMA, Project, shared_refs
+from .result import OPTIONAL, ReleaseResult, share, shares
+from .validation import LOG
 
-MAX_SA_VALUES = 128
+__all__ = ["Publisher", "ReleaseResult", "share", "shares", "source_digest", "status", "PROFILE_LOG", "LOG",
+           "SINGLE_THREAD_ROWS", "QI_RESERVED", "SA_RESERVED"]
+
 QI_RESERVED = ("release", "group_id", "is_counterfeit")
 SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
 # the release gate's templates, temporary tables and view (sql/_gate/); a model adds its own
@@ -56,156 +62,20 @@ _RUNNING: set[int] = set()  # ids of connections running a release (Publisher.re
 _RUNNING_LOCK = threading.Lock()
 
 
-@dataclass(frozen=True)
-class ReleaseResult:
-    """What one release did. ``published`` counts the published rows: real rows
-    (persons) plus ``counterfeits`` - the words of :meth:`line`, the ledger, the
-    report and the demo;
-    ``held`` = source rows not in this release (eligibility deletions and
-    updated/re-inserted persons no consistent group could take); ``ncp`` in %.
-    Anatomy models: ``held`` = |HD| (rows published with their previous tuple,
-    data holding), ``suppressed`` = |SP| (source rows whose current version is
-    not published) and ``dl`` = the penalty DL of seed 004 eq. 1-2; ``dl`` is
-    None for m-invariance. sliced-bucket: ``held`` = persons with no real row
-    (the Cach, re-inserted persons shown by a ghost only), ``suppressed`` =
-    updates held over (published with their previous value). ``unsafe_baseline`` is True for static Anatomy (the
-    documented unsafe baseline: every release is regrouped independently, so
-    comparing releases narrows persons; docs/dynamic_anatomy.md). A model's
-    stats step returns the counts as columns named like these fields."""
-
-    release: int
-    published: int
-    groups: int
-    counterfeits: int
-    survivors: int
-    new: int
-    deleted: int
-    reinserted: int
-    updated: int
-    held: int
-    ncp: float
-    seconds: float
-    suppressed: int = 0
-    dl: int | None = None
-    unsafe_baseline: bool = False
-    exposed: int = 0  # persons the release gate found narrowed below m (committed only by unsafe options)
-
-    def line(self) -> str:
-        extra = "" if self.dl is None else f"{self.suppressed:>4} suppressed, DL {self.dl} | "
-        if self.dl is None and self.suppressed:  # sliced-bucket: updates held over
-            extra = f"{self.suppressed:>4} suppressed | "
-        if self.exposed:
-            extra += f"EXPOSED {self.exposed} | "
-        # one vocabulary with the ledger, the report and the demo: published rows = real rows + counterfeits
-        return (f"release {self.release:>3}: {self.published:>6} published rows ({self.published - self.counterfeits} "
-                f"real, {self.counterfeits} counterfeits) in {self.groups:>5} groups, {self.held:>4} held | "
-                f"survivors {self.survivors}, "
-                f"new {self.new}, deleted {self.deleted}, reinserted {self.reinserted}, updated {self.updated} | "
-                f"{extra}NCP {self.ncp:.1f}% | {self.seconds:.2f} s"
-                + (" | unsafe baseline" if self.unsafe_baseline else ""))
-
-    @property
-    def fake_share(self) -> float:
-        """Counterfeits / published rows (0 when nothing is published): :func:`shares`."""
-        return share(self.counterfeits, self.published)
-
-    @property
-    def stale_share(self) -> float:
-        """(held + suppressed) / the source's persons: :func:`shares`."""
-        return share(self.held + self.suppressed, self.survivors + self.new + self.reinserted + self.updated)
-
-    def _repr_html_(self) -> str:  # notebooks (sqlanon/display.py)
-        from .display import release_html
-
-        return release_html(self)
-
-
-def share(part: int, whole: int) -> float:
-    """``part / whole``, 0.0 when ``whole`` is 0."""
-    return part / whole if whole else 0.0
-
-
-def shares(ledger):
-    """The fake and stale shares of every release of a ledger DataFrame
-    (issue 32, docs/projects.md "Fake and stale shares"), as two columns
-    ``fake_share`` = counterfeits / published rows and ``stale_share`` =
-    (held + suppressed) / the source's persons (survivors + new + reinserted +
-    updated): persons not published with their current value, and rows of
-    persons no longer in the source (dynamic Anatomy's data holding; it counts
-    an SA update in both held and suppressed, seed 004's |HD| and |SP|)."""
-    present = ledger["survivors"] + ledger["new"] + ledger["reinserted"] + ledger["updated"]
-    stale = ledger["held"] + ledger["suppressed"].fillna(0)
-    return ledger.assign(fake_share=[share(int(c), int(p)) for c, p in zip(ledger["counterfeits"], ledger["published"])],
-                         stale_share=[share(int(h), int(n)) for h, n in zip(stale, present)])
-
-
-#: per-statement timings of every release are logged here at DEBUG level, e.g.
-#: ``logging.basicConfig(); logging.getLogger("sqlanon.profile").setLevel(logging.DEBUG)``
-PROFILE_LOG = logging.getLogger("sqlanon.profile")
-#: what a user should know about a release that is not an error (WARNING level)
-LOG = logging.getLogger("sqlanon")
-
-
-class _Profile:
-    """Per-statement timings of a release (wall clock, and the process's CPU
-    time over all its threads: on shared cores the CPU time moves less with
-    other jobs' load), kept when ``PROFILE_LOG`` logs DEBUG messages and logged
-    as one message when the release has committed."""
-
-    def __init__(self) -> None:
-        self.on, self.rows = PROFILE_LOG.isEnabledFor(logging.DEBUG), []
-        self.t, self.c = time.perf_counter(), time.process_time()
-
-    def mark(self, label: str) -> None:
-        if self.on:
-            now, cpu = time.perf_counter(), time.process_time()
-            self.rows.append((label, now - self.t, cpu - self.c))
-            self.t, self.c = now, cpu
-
-    def report(self, head: str) -> None:
-        if self.on:
-            total = sum(s for _, s, _ in self.rows) or 1.0
-            cpu = sum(c for _, _, c in self.rows)
-            lines = [f"{s * 1000:9.1f} ms {100 * s / total:5.1f}% {c * 1000:9.1f} ms cpu  {label}"
-                     for label, s, c in self.rows]
-            PROFILE_LOG.debug("profile of %s: %.3f s (%.3f s cpu)\n%s", head, total, cpu, "\n".join(lines))
-
-
-def _stmt_label(step: str, i: int, stmt: str) -> str:
-    first = next((x.strip() for x in stmt.splitlines() if x.strip() and not x.strip().startswith("--")), "")
-    return f"{step}#{i} {first[:70]}"
-
-
-def source_digest(columns) -> str:
-    """SQL: the source's digest behind the ledger's fingerprint and sqlanon
-    compile's guard (the one definition): the XOR of every row's hash of
-    ``columns`` (quoted: id, SA, then the QI), 0 for no rows."""
-    return f"coalesce(bit_xor(hash({', '.join(columns)})), 0)"
-
-
-def _masked(exc: Exception) -> str:
-    """A database error without the data values it may quote: numbers and
-    '...' literals become ?, identifiers in double quotes stay (the unmasked
-    message is the SqlanonError's __cause__). Our own templates' error() texts
-    (they start with 'sqlanon') hold no data and stay as they are."""
-    if re.search(r"\bsqlanon( internal error)?:", str(exc)):
-        return str(exc)
-    text = re.sub(r"'(?:[^']|'')*'", "?", str(exc))
-    return re.sub(r"(?<![\w.\"])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w\"])", "?", text)
-
 
 class Publisher:
     """A release project ``project`` over table ``source`` under ``model`` (a
     name in ``sqlanon.models.MODELS``); ``params`` are the model's parameters:
-    ``m`` and ``eligibility`` for m-invariance, ``l`` for the anatomy models
-    (``m=`` is accepted there as a synonym of ``l=``).
+    the privacy parameter (``m`` or ``l``: the model's first) and the model's
+    others, checked by its declaration (``Model.bind``; the default model is
+    the registry's first).
 
     The first :meth:`release` stores the parameters in the project's ledger;
     later Publisher objects for the same project (in this or a later session)
     must pass the same parameters and continue the history."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, project: str, *, source: str, id: str, qi, sa: str,
-                 model: str = "m-invariance", output: str = "anatomy", seed: int = 0, templates_dir=None,
+    def __init__(self, con: object, project: str, *, source: str, id: str, qi, sa: str,
+                 model: str | None = None, output: str = "anatomy", seed: int = 0, templates_dir=None,
                  allow_shared=(), warn_fake: float | None = None, warn_stale: float | None = None,
                  **params) -> None:
         self.engine = as_engine(con)  # a duckdb connection is wrapped (sqlanon.engine)
@@ -214,6 +84,7 @@ class Publisher:
         self.project = project
         self.source, self.id, self.sa = source, id, sa
         self.qi = [qi] if isinstance(qi, str) else list(qi)
+        model = next(iter(MODELS)) if model is None else model
         if model not in MODELS:
             raise SqlanonError(f"unknown model {model!r}; use one of {', '.join(MODELS)}")
         self.spec = MODELS[model]
@@ -239,7 +110,7 @@ class Publisher:
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1):
                 raise SqlanonError(f"{name} must be a share between 0 and 1 (0.1 = 10%), or None; got {v!r}")
         self.warn_fake, self.warn_stale = warn_fake, warn_stale
-        self.m = self.values[self.spec.parameter]  # the privacy parameter: m, or l for the anatomy models
+        self.m = self.values[self.spec.parameter]  # the privacy parameter (the model's first: m or l)
         if not self.qi:
             raise SqlanonError(f"the QI column list of project {project!r} is empty; name at least one quasi-identifier")
         names = [id, sa, *self.qi]
@@ -258,12 +129,13 @@ class Publisher:
         bad = [c for c in names if c.lower().startswith("sqlanon__")]
         if bad:
             raise SqlanonError(f"column {bad[0]!r}: names starting with 'sqlanon__' are reserved; rename the column")
-        self.env = templates.environment(templates_dir, self.engine.name)
+        search = () if self.spec.template_dir is None else (self.spec.template_dir,)  # a model outside the package
+        self.env = templates.environment(templates_dir, self.engine.name, search)
         self.pipeline = self.spec.pipeline
         self.tables = self.proj.tables()  # key -> table name (sqlanon.project)
 
     @classmethod
-    def open(cls, con: duckdb.DuckDBPyConnection, project: str, templates_dir=None, **overrides) -> "Publisher":
+    def open(cls, con: object, project: str, templates_dir=None, **overrides) -> "Publisher":
         """The publisher of an existing project, with the parameters stored in its
         ledger (``overrides`` must agree with them, else the next release fails)."""
         proj = Project(project)
@@ -322,133 +194,6 @@ class Publisher:
         last = self._q(f"SELECT fingerprint FROM {self.proj.ref('ledger')} ORDER BY release DESC LIMIT 1")
         return bool(last) and self._q(f"SELECT {self._fingerprint()}", [digest, rows])[0][0] == last[0][0]
 
-    # -------------------------------------------------------------- validation
-    def _validate(self) -> dict[str, str]:
-        # DuckDB names are case-insensitive: 'Ward' would write into project 'ward''s tables
-        spelled = self.proj.spelling(self.engine) if self._exists("ledger") else None
-        if spelled is not None and spelled != self.project:
-            raise SqlanonError(f"project {self.project!r} differs only in case from existing project {spelled!r} "
-                               "(DuckDB table names are case-insensitive, so they would be one set of tables); use "
-                               f"{spelled!r} to continue it, or another name for a new project; nothing was written")
-        require_not_file(self.engine, self.source)
-        cols = self.engine.columns(self.source)
-        for role, names in (("id column", [self.id]), ("SA column", [self.sa]), ("QI column", self.qi)):
-            for c in names:
-                if c not in cols:
-                    raise SqlanonError(f"{role} {c!r} is not a column of source table {self.source!r}; "
-                                       f"its columns are: {', '.join(cols)}")
-        src, i, s = self._src(), quote(self.id), quote(self.sa)
-        # one scan for all data checks and the source digest behind the ledger's
-        # fingerprint (run inside the release's transaction, so it is the source the
-        # release reads; _fingerprint keys it)
-        int_id = cols[self.id].upper() in INTEGER_TYPES
-        # floating-point QI: NaN and infinities have no extent (max - min is NaN),
-        # so NCP and the generalized ranges would be NaN
-        floats = [c for c in self.qi if cols[c].upper() in FLOAT_TYPES]
-        null_id, null_sa, self._digest, n, lo, hi, *nonfinite = self._q(
-            f"SELECT count(*) FILTER (WHERE {i} IS NULL), "
-            f"count(*) FILTER (WHERE {s} IS NULL), "
-            f"{source_digest([i, s, *(quote(c) for c in self.qi)])}, count({i}), "
-            + (f"min({i}), max({i})" if int_id else "NULL, NULL")
-            + "".join(f", count(*) FILTER (WHERE NOT isfinite({quote(c)}))" for c in floats) + f" FROM {src}")[0]
-        # the distinct SA values by a grouping of their own: a count(DISTINCT) in
-        # the scan above made DuckDB run all of it through a materialized CTE
-        # (Adult: 8.3 ms against 5.1 + 1.5)
-        # (a VARCHAR SA: values that DuckDB compares equal but spells differently, a collation)
-        text = cols[self.sa].upper() == "VARCHAR"
-        l, top, spelled = self._q(
-            f"SELECT count(*), coalesce(max(c), 0), {'count(*) FILTER (WHERE lo <> hi)' if text else '0'} FROM "
-            f"(SELECT count(*) AS c{f', min(encode({s})) AS lo, max(encode({s})) AS hi' if text else ''} FROM {src} "
-            f"WHERE {s} IS NOT NULL GROUP BY {s})")[0]
-        self._rows = n
-        # duplicate ids: integer ids in a range of at most max(64 n, 2^24) values set
-        # one bit each in a bitmap (bitstring_agg; 10M ids: 0.04 s), else
-        # count(DISTINCT) (10M ids: 1.0-1.5 s)
-        if self.engine.bitmaps and int_id and n and int(hi) - int(lo) < max(64 * n, 1 << 24):
-            dup = n - self._q(f"SELECT bit_count(bitstring_agg({i}, $lo, $hi)) FROM {src}",
-                              {"lo": int(lo), "hi": int(hi)})[0][0]
-        else:
-            dup = self._q(f"SELECT count({i}) - count(DISTINCT {i}) FROM {src}")[0][0]
-        if null_id:
-            raise SqlanonError(f"source {self.source!r} has a NULL in id column {self.id!r}; every person needs an id")
-        # messages give counts and column names, never an id or a value (they
-        # end up in logs and tickets)
-        if dup:
-            raise SqlanonError(f"source {self.source!r} has duplicate ids in column {self.id!r} ({dup} rows more "
-                               "than distinct ids); keep one row per person")
-        if null_sa:
-            raise SqlanonError(f"source {self.source!r} has {null_sa} rows with a NULL in SA column {self.sa!r}; "
-                               "fill or drop such rows before releasing")
-        if spelled:
-            raise SqlanonError(f"SA column {self.sa!r} of {self.source!r} has {spelled} value"
-                               f"{'s' if spelled != 1 else ''} that DuckDB compares equal to other spellings (a collation such as NOCASE on the column, or the "
-                               "database's default_collation), which the published tables would show as different "
-                               "values; release a view with one spelling per value, e.g. CREATE VIEW v AS SELECT * "
-                               f"REPLACE (lower({quote(self.sa)}) AS {quote(self.sa)}) FROM {src}")
-        for c, bad in zip(floats, nonfinite):
-            if bad:
-                raise SqlanonError(f"source {self.source!r} has {bad} rows with NaN or an infinity in QI column {c!r}; "
-                                   "a range needs finite numbers: set them to NULL (UPDATE ... SET "
-                                   f"{quote(c)} = NULL WHERE NOT isfinite({quote(c)})) or release a view without them")
-        # anatomy models: after the first release too few values only means suppression
-        if l < self.m and (self.spec.signatures or not self._exists("ledger")):
-            k = self.spec.parameter
-            if n == 0:
-                raise SqlanonError(f"source {self.source!r} is empty: a release needs persons, at least {k} = "
-                                   f"{self.m} of them with {self.m} distinct values of SA column {self.sa!r}; fill "
-                                   "it (or name the right table) and release again")
-            if l < 2:
-                raise SqlanonError(f"source {self.source!r} has {n} rows but only {l} distinct value of SA column "
-                                   f"{self.sa!r}: {k} = {self.m} needs at least {self.m} distinct values (and {k} is "
-                                   "at least 2); add persons with other values, or choose another SA column")
-            raise SqlanonError(f"{k} = {self.m} is above the {l} distinct values of SA column {self.sa!r} in "
-                               f"{self.source!r}; choose {k} <= {l}")
-        # (the values of the earlier releases' signatures join the count in step
-        # 2, which lists them all anyway: sql/m_invariance/02_classify.sql.j2)
-        limit = min(MAX_SA_VALUES, self.engine.signature_values)  # the engine's masks
-        if self.spec.signatures and l > limit:
-            raise SqlanonError(f"SA column {self.sa!r} has {l} distinct values; the m-invariance pipeline supports "
-                               f"at most {limit} on the {self.engine.name} engine (signatures are bit masks); bucket "
-                               "the values first")
-        if self._exists("ledger"):
-            first = self._q(f"SELECT params, source_schema FROM {self.proj.ref('ledger')} ORDER BY release LIMIT 1")
-            old_params, old_schema = json.loads(first[0][0]), json.loads(first[0][1])
-            for k, v in self.params().items():
-                if old_params.get(k) != v:
-                    raise SqlanonError(f"project {self.project!r} was released with {k} = {old_params.get(k)!r}, "
-                                       f"now {v!r}; use the same parameters or a new project name")
-            for c, t in old_schema.items():
-                if c not in cols:
-                    raise SqlanonError(f"source {self.source!r} lost column {c!r} ({t}) since the last release of "
-                                       f"project {self.project!r} (dropped or renamed); restore it")
-                if cols[c] != t:
-                    raise SqlanonError(f"column {c!r} of source {self.source!r} changed type from {t} to {cols[c]} "
-                                       f"since the last release of project {self.project!r}; cast it back")
-            self._check_state()
-        for key in ("qit", "st", "pub", "mem"):
-            name = self.tables[key]
-            if self._exists(key) and not self._exists("ledger"):
-                raise SqlanonError(f"table {name!r} exists but project {self.project!r} has no ledger; "
-                                   "drop it or choose another project name")
-        if self.spec.signatures and n and top * self.m > n:  # valid input, but the user should know
-            self._warn_dominant(top, n)
-        return cols
-
-    def _warn_dominant(self, top: int, n: int) -> None:
-        """A value above 1/m of the source: a group holds at most one row of each
-        value, so there are at least ``top`` groups of at least m rows, and at
-        least m * top - n rows are counterfeits. Where the QI shows that value (marital
-        status and sex show a relationship's Husband), a reader of the QI table
-        tells many of them apart, whatever QI they get (docs/threat_model.md,
-        "Why relationship m = 4 cannot meet the limit"). Counts only: no value
-        is named."""
-        fix = f"m <= {n // top} avoids this" if n // top >= 2 else "bucketing the SA values avoids this"
-        LOG.warning("project %r: the most frequent value of SA column %r holds %.0f%% of the source's rows, above "
-                    "1/m = %.0f%%; a group holds at most one row of each value, so at least %.0f%% of the published "
-                    "rows are counterfeits, and if the QI predicts that value a reader of the QI table can tell many "
-                    "of them apart (docs/threat_model.md, \"Counterfeits\"); %s", self.project, self.sa,
-                    100 * top / n, 100 / self.m, 100 * (1 - n / (self.m * top)), fix)
-
     def _fingerprint(self) -> str:
         """The ledger's fingerprint of the source, as a scalar subquery with two
         positional parameters (digest, rows): the first 64 bits of
@@ -498,31 +243,6 @@ class Publisher:
         if last >= r:
             raise self._busy()
 
-    def _check_state(self) -> None:
-        """Before a release of an existing project: its state tables are there
-        and hold what the ledger says the last release published (a table
-        dropped or edited by hand would make the next release wrong silently)."""
-        need = ["qit", "st", "mem"] + (["pub"] if self.output == "generalized" else [])
-        need += list(self.spec.state)
-        for key in need:
-            if not self._exists(key):
-                raise SqlanonError(f"project {self.project!r} is damaged: its table {self.tables[key]!r} is missing "
-                                   "(dropped by hand?); restore it from a backup or start a new project name")
-        last, published = self._q(f"SELECT release, published FROM {self.proj.ref('ledger')} "
-                                  "ORDER BY release DESC LIMIT 1")[0]
-        rows = "count(*) FILTER (WHERE release = $r)"
-        checks = [("mem", rows), ("qit", rows), ("st", "coalesce(sum(count) FILTER (WHERE release = $r), 0)")]
-        if self.output == "generalized":
-            checks.append(("pub", rows))
-        for key, agg in checks:
-            n, later = self._q(f"SELECT {agg}, count(*) FILTER (WHERE release > $r) FROM {self.proj.ref(key)} "
-                               "WHERE release >= $r", {"r": last})[0]
-            if n != published or later:
-                raise SqlanonError(f"project {self.project!r} is damaged: table {self.tables[key]!r} holds {n} rows "
-                                   f"of release {last} and {later} of later releases, but the ledger says release "
-                                   f"{last} published {published} rows (edited by hand?); restore it from a backup "
-                                   "or start a new project name")
-
     def _src(self) -> str:
         return ".".join(quote(p) for p in self.source.split(".")) if "." in self.source else quote(self.source)
 
@@ -535,14 +255,6 @@ class Publisher:
         qi_defs = ", ".join(f"{quote(c)} {cols[c]}" for c in self.qi)
         sa_def = f"{quote(self.sa)} {cols[self.sa]}"
         mask = str(self.env.globals["lib"].mask_type(signed=True)).strip()  # the engine's bit masks (sql/_lib/)
-        ledger_cols = ("release INTEGER, made_at TIMESTAMP, params VARCHAR, source_schema VARCHAR, fingerprint UBIGINT, "
-                       "published BIGINT, groups BIGINT, counterfeits BIGINT, survivors BIGINT, new BIGINT, "
-                       "deleted BIGINT, reinserted BIGINT, updated BIGINT, held BIGINT, ncp DOUBLE, seconds DOUBLE, "
-                       "suppressed BIGINT, dl BIGINT")
-        # ledgers made before the anatomy models, the release gate and the
-        # provenance columns (package version, template hashes) lack the last columns
-        added = (("suppressed", "BIGINT"), ("dl", "BIGINT"), ("exposed", "BIGINT"), ("sqlanon_version", "VARCHAR"),
-                 ("template_sha256", "VARCHAR"), ("template_overrides", "VARCHAR"), ("shared_persons", "VARCHAR"))
         defs = {
             "qit": f"release INTEGER, group_id BIGINT, {qi_defs}",
             "st": f"release INTEGER, group_id BIGINT, {sa_def}, count BIGINT",
@@ -556,7 +268,7 @@ class Publisher:
             "held": f"release INTEGER, id {cols[self.id]}, {sa_def}",
             "persons": f"sqlanon__id {cols[self.id]}, {qi_defs}",
             "gone": f"release INTEGER, id {cols[self.id]}",
-            "ledger": ledger_cols + "".join(f", {c} {t}" for c, t in added[2:]),
+            "ledger": _ledger.definition(),
             # the fingerprint's key: a random secret made once per project (private)
             "secret": "key VARCHAR",
         }
@@ -567,7 +279,7 @@ class Publisher:
         self.engine.execute(f"INSERT INTO {T['secret']} SELECT $key WHERE NOT EXISTS (FROM {T['secret']})",
                             {"key": secrets.token_hex(32)})
         if "ledger" in existing:
-            for c, t in added:
+            for c, t in _ledger.ADDED:
                 self.engine.execute(f"ALTER TABLE {T['ledger']} ADD COLUMN IF NOT EXISTS {c} {t}")
 
     # ----------------------------------------------------------------- release
@@ -593,6 +305,10 @@ class Publisher:
             "sa_float": cols[self.sa].upper() in FLOAT_TYPES,
             **dict(self.spec.context),
         }
+
+    def _render_macro(self, template: str, macro: str, *args) -> str:
+        """SQL from Jinja macro ``macro`` of ``template`` (a hook's :meth:`StepContext.render`)."""
+        return str(getattr(self.env.get_template(template).module, macro)(*args))
 
     def _execute(self, name: str, stmt: str, params: dict) -> list[tuple]:
         """One statement of template ``name``, its rows; a database error becomes
@@ -683,14 +399,17 @@ class Publisher:
 
     def _result(self, r: int, stats: dict | None, seconds: float, exposed: int) -> ReleaseResult:
         """The release's result from the stats step's named columns."""
-        allowed = {f.name for f in fields(ReleaseResult)} - {"release", "seconds", "unsafe_baseline", "exposed"}
+        allowed = ({f.name for f in fields(ReleaseResult)} - {"release", "seconds", "unsafe_baseline", "exposed"}
+                   - set(OPTIONAL) | set(self.spec.result_fields))  # the counts of every model, and the model's own
         if stats is None or set(stats) - allowed:
             raise SqlanonError(f"model {self.model!r}: step {self.spec.stats_step} must return one row with columns "
                                f"named like ReleaseResult's fields ({', '.join(sorted(allowed))}); got "
                                f"{sorted(stats or [])}")
         counts = {k: float(v) if k == "ncp" else int(v) for k, v in stats.items()}
-        return ReleaseResult(release=r, seconds=seconds, unsafe_baseline=self.spec.unsafe_baseline, exposed=exposed,
-                             **counts)
+        result = ReleaseResult(release=r, seconds=seconds, unsafe_baseline=self.spec.unsafe_baseline,
+                               exposed=exposed, **counts)
+        object.__setattr__(result, "shown", tuple(self.spec.result_fields))  # (ReleaseResult.shown)
+        return result
 
     def release(self) -> ReleaseResult:
         """Make the next release in one transaction; on any error nothing is written."""
@@ -737,7 +456,7 @@ class Publisher:
             if self.proj.legacy_tables(self.engine):
                 raise self.proj.legacy_error()
             self._catalog = {(s.lower(), n.lower()) for s, n in self.engine.schema_relations()}
-            cols = self._validate()
+            cols = validation.validate(self)
             ctx = self._context(cols)
             r = self.last_release() + 1
             ctx["first_release"] = r == 1
@@ -749,7 +468,8 @@ class Publisher:
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid,
                       "sa_name": self.sa,
-                      "max_sa_values": min(MAX_SA_VALUES, self.engine.signature_values)}
+                      "max_sa_values": min(self.spec.max_sa_values or self.engine.signature_values,
+                                           self.engine.signature_values)}
             prof.mark("create tables, next group id")
             stats = None
             names = templates.steps(self.env, self.pipeline, self.spec.extends)
@@ -757,7 +477,9 @@ class Publisher:
                 step = name.split("/")[-1].split(".")[0]
                 hook = self.spec.hooks.get(step)
                 if hook is not None:
-                    hook(self, ctx, cols, params)
+                    hook(StepContext(engine=self.engine, values=self.values, release=r, params=params, ctx=ctx,
+                                     cols=cols, sa=self.sa, seed=self.seed, parameter=self.spec.parameter,
+                                     render_macro=self._render_macro))
                     prof.mark(f"{self.model} hook before {step}")
                 for i, stmt in enumerate(templates.render(self.env, name, ctx, vary=self.proj.placeholders()), 1):
                     rows = self._execute(name, stmt, params)
@@ -767,17 +489,11 @@ class Publisher:
             exposed = self._gate(ctx, params, prof)
             seconds = time.perf_counter() - t0
             result = self._result(r, stats, seconds, exposed)
-            d = asdict(result)
-            keys = ("published", "groups", "counterfeits", "survivors", "new", "deleted", "reinserted", "updated",
-                    "held", "ncp", "seconds", "suppressed", "dl", "exposed")
             # provenance: the package version and the sha256 of every template this release rendered
             sha, overridden = templates.hashes(self.env, [*names, *_GATE, *_SHARED])
-            self.engine.execute(
-                f"INSERT INTO {ctx['T']['ledger']} (release, made_at, params, source_schema, fingerprint, "
-                f"{', '.join(keys)}, sqlanon_version, template_sha256, template_overrides, shared_persons) "
-                f"VALUES (?, now()::TIMESTAMP, ?, ?, {self._fingerprint()}, {', '.join('?' for _ in keys)}, ?, ?, ?, ?)",
-                [r, json.dumps(self.params()), json.dumps(cols), self._digest, self._rows, *[d[k] for k in keys],
-                 __version__, json.dumps(sha), json.dumps(overridden), shared])
+            self.engine.execute(_ledger.insert(ctx["T"]["ledger"], self._fingerprint()),
+                                _ledger.row(r, self.params(), cols, self._digest, self._rows, asdict(result), sha,
+                                            overridden, shared))
             self.engine.drop_temporary([self.proj.temp(k) for k in self.spec.temp_views + _TEMP_VIEWS
                                         + self.spec.temps + _TEMPS])
             self._check_unchanged(r)
@@ -818,13 +534,3 @@ class Publisher:
             LOG.warning(f"project {self.project!r} release {result.release}: {what} are {value:.1%} {of}, above "
                         f"warn_{col.split('_')[0]} = {limit:.0%}{trend}; docs/threat_model.md (\"What is left\") "
                         "says where they come from and what lowers them")
-
-
-def status(con: duckdb.DuckDBPyConnection, project: str):
-    """The release ledger of ``project`` as a DataFrame."""
-    proj = Project(project)
-    if not proj.exists(con, "ledger"):
-        raise SqlanonError(f"project {project!r} has no releases in this database (no table {proj.table('ledger')!r})")
-    hide = ["params", "source_schema", "template_sha256", "template_overrides"]  # JSON: read the ledger for them
-    return as_engine(con).df(f"SELECT COLUMNS(lambda c: NOT list_contains($hide, c)) FROM {proj.ref('ledger')} "
-                             "ORDER BY release", {"hide": hide})

@@ -44,7 +44,7 @@ class Report:
     """What :func:`build` gathered; :meth:`to_html` and :meth:`to_dict` render it."""
 
     project: str
-    m: int  # the privacy parameter: m of m-invariance, l of the anatomy models (``parameter``)
+    m: int  # the privacy parameter: the model's first, m or l (``parameter``)
     parameters: dict
     ledger: pd.DataFrame
     checks: dict

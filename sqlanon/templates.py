@@ -73,13 +73,15 @@ class Lib:
         raise AttributeError(f"no SQL macro lib.{name} in sql/_lib/default.sql.j2 or the engine's file")
 
 
-def environment(overrides: str | Path | None = None, engine: str = "duckdb") -> jinja2.Environment:
-    """A Jinja2 environment with StrictUndefined over ``overrides`` (first) and
-    the package's ``sql/`` folder (shared by calls with the same folder state),
-    whose templates see the macros of ``sql/_lib/<engine>.sql.j2`` (over the
-    defaults) as ``lib`` (:class:`Lib`)."""
+def environment(overrides: str | Path | None = None, engine: str = "duckdb",
+                search: tuple[str | Path, ...] = ()) -> jinja2.Environment:
+    """A Jinja2 environment with StrictUndefined over ``overrides`` (first),
+    the folders of ``search`` (a model's own template folder outside the
+    package, ``Model.template_dir``) and the package's ``sql/`` folder (shared
+    by calls with the same folder state), whose templates see the macros of
+    ``sql/_lib/<engine>.sql.j2`` (over the defaults) as ``lib`` (:class:`Lib`)."""
     paths = []
-    key: tuple = (str(sql_dir()), engine)
+    key: tuple = (str(sql_dir()), engine, *(str(Path(f).resolve()) for f in search))
     if overrides is not None:
         folder = Path(overrides)
         if not folder.is_dir():
@@ -87,6 +89,7 @@ def environment(overrides: str | Path | None = None, engine: str = "duckdb") -> 
         paths.append(str(folder))
         key += (str(folder.resolve()),
                 tuple(sorted((str(f.relative_to(folder)), f.stat().st_mtime_ns) for f in folder.rglob("*") if f.is_file())))
+    paths += [str(f) for f in search]
     paths.append(str(sql_dir()))
     env = _ENVIRONMENTS.get(key)
     if env is None:
@@ -98,6 +101,8 @@ def environment(overrides: str | Path | None = None, engine: str = "duckdb") -> 
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        # where sqlanon's own templates are (a file elsewhere is a project's override)
+        env.sqlanon_own = tuple(Path(f).resolve() for f in (*search, sql_dir()))
         try:
             d = dialect(engine)
             own = env.get_template(d().macro_file).module
@@ -191,10 +196,11 @@ def _hash(env: jinja2.Environment, name: str) -> tuple[str, list[str]]:
     if hit is not None and hit[0] == chain:
         return hit[1], hit[2]
     digest, over = hashlib.sha256(), []
+    own = getattr(env, "sqlanon_own", (Path(sql_dir()).resolve(),))
     for i, tpl in enumerate(chain):
         source, filename, _ = env.loader.get_source(env, tpl.name)
         digest.update((b"\0" if i else b"") + source.encode("utf-8"))
-        if filename and Path(sql_dir()).resolve() not in Path(filename).resolve().parents:
+        if filename and not any(f in Path(filename).resolve().parents for f in own):
             over.append(tpl.name)
     if len(_HASHES) > _MAX_CACHED:
         _HASHES.clear()

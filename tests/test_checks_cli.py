@@ -73,7 +73,7 @@ def test_check_bad_input_is_2(tmp_path):
 
 
 def test_python_m_sqlanon_cli_check(tmp_path):
-    """`python -m sqlanon.cli check` reaches every command (the __main__ guard is at the end of cli.py)."""
+    """`python -m sqlanon.cli check` reaches every command (sqlanon/cli/__main__.py, after every command module is imported)."""
     out = subprocess.run([sys.executable, "-m", "sqlanon.cli", "check", _db(tmp_path), "t", "--qi", "q1,q2",
                           "--sa", "s", "--k", "2"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -49,7 +49,7 @@ def test_release_dynamic_anatomy_model(tmp_path):
     r = run(main, [*args, "--model", "dynamic-anatomy"])
     assert r.exit_code != 0 and "needs --l" in r.output
     r = run(main, [*args, "--l", "3"])  # --l without --model: the default model takes --m; the error says so
-    assert r.exit_code == 2 and "needs --m (--l is the parameter of the anatomy models" in r.output
+    assert r.exit_code == 2 and "needs --m (--l is the parameter of models anatomy and dynamic-anatomy" in r.output
     assert "give --m 3, or --model dynamic-anatomy" in r.output
     r = run(main, [*args, "--model", "dynamic-anatomy", "--l", "3"])
     assert r.exit_code == 0 and "release   1:" in r.output, r.output

@@ -4,6 +4,11 @@ grouped anew, so comparing releases narrows persons (seeds 000 and 004). The
 documented unsafe baseline: the release gate only reports the exposure, and
 every result says ``unsafe baseline``. Templates sql/anatomy/ with
 ``dynamic = False``; docs/dynamic_anatomy.md.
+
+Its results (and dynamic Anatomy's, sqlanon.ReleaseResult): ``held`` = |HD|
+(rows published with their previous tuple, data holding), ``suppressed`` =
+|SP| (source rows whose current version is not published) and ``dl`` = the
+penalty DL of seed 004 eq. 1-2 (``result_fields``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,10 @@ from .base import Model, Parameter
 L = Parameter("l", "every partition holds l distinct SA values", lambda v: require_m(v, name="l"), aliases=("m",))
 #: the temporary tables of sql/anatomy/
 TEMPS = ("snap", "cls", "plan", "refill", "pool", "dacf", "newg", "final")
+#: their private state: the rows of the partitions (sql/anatomy/01_snapshot)
+TABLES = {"rows": "__rows"}
+#: |SP| and the penalty DL of seed 004 (sqlanon.ReleaseResult)
+RESULT_FIELDS = ("suppressed", "dl")
 
 MODEL = Model(
     name="anatomy",
@@ -24,6 +33,8 @@ MODEL = Model(
     outputs=("anatomy",),
     context={"dynamic": False},
     temps=TEMPS,
+    tables=TABLES,
+    result_fields=RESULT_FIELDS,
     gated=False,
     unsafe_baseline=True,
 )

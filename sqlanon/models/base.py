@@ -1,10 +1,13 @@
 """What a publishing model declares (SPEC §9; docs/architecture.md, "How to add
 a model"). A model is a :class:`Model` value in a module of its own under
-``sqlanon/models/`` plus a template folder ``sql/<pipeline>/``; the
+``sqlanon/models/`` plus a template folder ``sql/<pipeline>/`` (or, defined
+outside the package, its own module and folder: ``template_dir`` and
+:func:`sqlanon.models.register`); the
 :class:`sqlanon.Publisher` keeps the transaction, the ledger, the step loop and
 the release gate, and asks the model only what this class holds: its
 parameters and how to check them, the outputs it can write, the extra template
-context, the hooks to run before a step (keyed by the step's full name), the
+context, the hooks to run before a step (keyed by the step's full name; each
+gets a :class:`StepContext`), the
 step whose last statement returns the release's counts (named like the fields
 of :class:`sqlanon.ReleaseResult`), its temporary tables and the private state
 a later release needs. Like ARX's ``PrivacyCriterion`` and pycanon's
@@ -50,9 +53,48 @@ class Parameter:
     type: Callable[[str], Any] = int
 
 
-#: a hook run before a step: hook(publisher, ctx, cols, params); it may add to
-#: the template context ``ctx`` and make temporary tables
-Hook = Callable[..., None]
+@dataclass
+class StepContext:
+    """What a hook sees of the release it runs in (not the Publisher):
+    ``engine`` (run SQL: ``fetch``, ``execute``, ``executemany``; its constants
+    such as ``mask_values``), ``values`` (the model's parameters, bound),
+    ``release`` (its number), ``params`` (the ``$`` parameters of the
+    release's statements; a hook may add to them), ``ctx`` (the template
+    context; a hook may add to it), ``tables`` (the project's tables and the
+    release's temporary tables as written in SQL: ``ctx["T"]``), ``cols`` (the
+    source's column types by name), ``sa`` (the SA column's name), ``seed``,
+    and :meth:`render` (SQL from a Jinja macro of the template folders)."""
+
+    engine: Any
+    values: Mapping[str, Any]
+    release: int
+    params: dict
+    ctx: dict
+    cols: Mapping[str, str]
+    sa: str
+    seed: int
+    parameter: str
+    render_macro: Callable[..., str]
+
+    @property
+    def tables(self) -> Mapping[str, str]:
+        return self.ctx["T"]
+
+    @property
+    def privacy(self) -> int:
+        """The value of the privacy parameter (``m``, ``l``)."""
+        return self.values[self.parameter]
+
+    def render(self, template: str, macro: str, *args) -> str:
+        """SQL: Jinja macro ``macro`` of ``template`` (e.g. ``"_lib/hash.sql.j2"``,
+        ``"portable_hash"``) called with ``args``."""
+        return self.render_macro(template, macro, *args)
+
+
+#: a hook run before a step: hook(step: StepContext); it may add to the
+#: template context ``step.ctx`` and the parameters ``step.params`` and make
+#: temporary tables
+Hook = Callable[[StepContext], None]
 
 
 @dataclass(frozen=True)
@@ -60,10 +102,26 @@ class Model:
     """A publishing model (see the module docstring). The first parameter is the
     privacy parameter (``m``, ``l``): the release gate and the audit measure
     exposure against it. ``signatures``: the model keeps SA signatures as bit
-    masks (at most ``publisher.MAX_SA_VALUES`` SA values; the state table is
-    ``groups``). ``gated``: the release gate refuses an unsafe release (else it
-    only reports it; :meth:`refuses` may decide by parameter).
-    ``unsafe_baseline``: the model exists to be broken; its results say so.
+    masks (the state table is ``groups``; too few SA values is an error at any
+    release, not only the first). ``max_sa_values``: the most distinct SA
+    values a release may have (None: no limit; the engine's mask capacity
+    ``signature_values`` lowers it). ``gated``: the release gate refuses an
+    unsafe release (else it only reports it; :meth:`refuses` may decide by
+    parameter). ``unsafe_baseline``: the model exists to be broken; its results
+    say so.
+
+    What else the Publisher reads from the declaration (it knows no model by
+    name): ``tables``, the model's private state tables (key -> suffix of the
+    name ``sqlanon_private.<P><suffix>``, made by the model's templates with
+    ``CREATE TABLE IF NOT EXISTS``; ``{{ T.<key> }}`` in the templates, dropped
+    by ``sqlanon purge``); ``state``, the keys of the state tables a later
+    release needs (checked before it runs); ``result_fields``, the optional
+    counts of :class:`sqlanon.ReleaseResult` (``suppressed``, ``dl``) its
+    stats step returns, shown by the result's line and notebook display;
+    ``template_dir``, the folder that holds ``<pipeline>/`` when it is not the
+    package's ``sql/`` (a model defined outside the package,
+    :func:`sqlanon.models.register`).
+
     ``extends``: the template folder of the pipeline this model is a variant
     of; its steps are that folder's steps, a file of the model's own folder
     replacing the step of the same name (and ``{% extends %}``-ing it to change
@@ -80,7 +138,11 @@ class Model:
     temps: tuple[str, ...] = ()
     temp_views: tuple[str, ...] = ()
     state: tuple[str, ...] = ("rows",)
+    tables: Mapping[str, str] = field(default_factory=dict)
+    result_fields: tuple[str, ...] = ()
     signatures: bool = False
+    max_sa_values: int | None = None
+    template_dir: str | None = None
     gated: bool = True
     unsafe_baseline: bool = False
     extends: str | None = None

@@ -9,7 +9,7 @@ narrow them (docs/threat_model.md, "Dynamic Anatomy").
 
 from __future__ import annotations
 
-from .anatomy import L, TEMPS
+from .anatomy import L, RESULT_FIELDS, TABLES, TEMPS
 from .base import Model
 
 MODEL = Model(
@@ -20,4 +20,6 @@ MODEL = Model(
     outputs=("anatomy",),
     context={"dynamic": True},
     temps=TEMPS,
+    tables=TABLES,
+    result_fields=RESULT_FIELDS,
 )

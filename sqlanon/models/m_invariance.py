@@ -5,6 +5,10 @@ seed 003 (docs/papers.md); templates sql/m_invariance/, docs/publisher.md.
 Parameters: ``m`` (the privacy parameter: every group holds m distinct SA
 values and a person's groups keep one signature) and ``eligibility``, the
 method of the plan made before step 7 (:func:`plan`).
+
+Its results (sqlanon.ReleaseResult): ``held`` = source rows not in this
+release (eligibility deletions and updated or re-inserted persons no
+consistent group could take); no ``suppressed`` or ``dl``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from .. import eligibility as _eligibility
 from ..errors import SqlanonError
 from ..ident import quote, require_m
-from .base import Model, Parameter
+from .base import Model, Parameter, StepContext
 
 # Eligibility of the new rows (docs/threat_model.md, "Absence"): the method a
 # release plan uses. Whatever a release holds back must not disclose values by
@@ -26,6 +30,7 @@ from .base import Model, Parameter
 ELIGIBILITY = {"optimal": "counterfeit", "counterfeit": "counterfeit", "random": "random",
                "optimal-unsafe": "optimal"}
 MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign)
+MAX_SA_VALUES = 128  # SA values a signature (a UHUGEINT bit mask) holds; the engine may hold fewer
 # pools at least this large are ranked by step 8's key-column sort, smaller ones by
 # a window (docs/publisher.md; same result): read at each release, so a test sets it
 # with monkeypatch.setattr(sqlanon.models.m_invariance, "ROWID_SORT_MIN_ROWS", 0)
@@ -42,42 +47,42 @@ def _check_eligibility(method):
     return method
 
 
-def step8_context(pub, ctx: dict, rows: int) -> None:
+def step8_context(step: StepContext, rows: int) -> None:
     """Step 8's two ways to rank rows within a value (same result): a window for
     small pools, a sort of the key columns read back by rowid for large ones;
     that path reads the rows' groups in one branch per thread (a UNION ALL:
     DuckDB runs the branches at once; one branch would run on one thread)."""
-    ctx["sort_by_rowid"] = rows >= ROWID_SORT_MIN_ROWS
-    ctx["step8_branches"] = STEP8_BRANCHES or max(1, min(8, int(pub.engine.setting("threads"))))
+    step.ctx["sort_by_rowid"] = rows >= ROWID_SORT_MIN_ROWS
+    step.ctx["step8_branches"] = STEP8_BRANCHES or max(1, min(8, int(step.engine.setting("threads"))))
     # the levels of step 8's dyadic tree: 2^levels above any pool (counterfeits
     # make a pool of n rows at most m n rows)
-    ctx["step8_levels"] = max(2, (max(1, rows) * pub.m).bit_length() + 1)
+    step.ctx["step8_levels"] = max(2, (max(1, rows) * step.privacy).bit_length() + 1)
 
 
-def portable_hash(pub, expr: str, integer: bool = False, salt: int = 0) -> str:
+def portable_hash(step: StepContext, expr: str, integer: bool = False, salt: int = 0) -> str:
     """SQL: the portable seeded hash of ``expr`` (sql/_lib/hash.sql.j2), the
     same on every engine."""
-    return str(pub.env.get_template("_lib/hash.sql.j2").module.portable_hash(expr, integer, salt))
+    return str(step.render("_lib/hash.sql.j2", "portable_hash", expr, integer, salt))
 
 
-def plan_rows(pub, T: dict, values: list, c: list[int], method: str, params: dict) -> list[tuple]:
+def plan_rows(step: StepContext, values: list, c: list[int], method: str) -> list[tuple]:
     """The plan of a pool with SA values ``values`` and counts ``c`` (all > 0):
     (value, delta) rows, delta > 0 counterfeits, delta < 0 rows held back."""
-    m = pub.m
+    m, T = step.privacy, step.tables
     if not values:
         return []
     absent = []
     if method == "random" or len(values) < m:
         # the SA values the project knows that this pool lacks (seeded order)
         have = set(values)
-        dom = pub._q(
+        dom = step.engine.fetch(
             f"SELECT v FROM (SELECT DISTINCT sqlanon__sa AS v FROM {T['snap']} UNION "
-            f"SELECT DISTINCT {quote(pub.sa)} FROM {T['mem']}) ORDER BY {portable_hash(pub, 'v')}, v",
-            {"seed": pub.seed})
+            f"SELECT DISTINCT {quote(step.sa)} FROM {T['mem']}) ORDER BY {portable_hash(step, 'v')}, v",
+            {"seed": step.seed})
         absent = [v for (v,) in dom if v not in have]
     if method == "random":
         # the tau-safety baseline draws counterfeit values from the whole domain
-        target = _eligibility.random_fill(c + [0] * len(absent), m, seed=pub.seed * 100003 + params["release"])
+        target = _eligibility.random_fill(c + [0] * len(absent), m, seed=step.seed * 100003 + step.release)
         rows = list(zip(values + absent, [t - n for n, t in zip(c + [0] * len(absent), target)]))
     elif len(values) < m:
         # too few values among the new rows: counterfeits of other values the
@@ -92,32 +97,33 @@ def plan_rows(pub, T: dict, values: list, c: list[int], method: str, params: dic
     return [r for r in rows if r[1] != 0]
 
 
-def plan(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
+def plan(step: StepContext) -> None:
     """Eligibility plan of the pool: Python sees one count per SA value."""
-    T = ctx["T"]
-    counts = pub._q(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
-    step8_context(pub, ctx, sum(int(n) for _, n in counts))
-    pub.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[pub.sa]}, delta BIGINT)")
-    rows = plan_rows(pub, T, [v for v, _ in counts], [int(n) for _, n in counts], pub.values["eligibility"], params)
+    T = step.tables
+    counts = step.engine.fetch(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
+    step8_context(step, sum(int(n) for _, n in counts))
+    step.engine.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {step.cols[step.sa]}, delta BIGINT)")
+    rows = plan_rows(step, [v for v, _ in counts], [int(n) for _, n in counts], step.values["eligibility"])
     if rows:
-        pub.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
+        step.engine.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
 
 
-def domains(pub, ctx: dict) -> None:
+def domains(step: StepContext) -> None:
     """Step 9 records a group's values of a non-numeric QI as a bit mask over
     step 6b's list of its values when the list holds at most MAX_MASK_VALUES
     values: ctx["mask_qi"] gets those QI's 1-based positions."""
-    cat = [k for k, (_, numeric) in enumerate(ctx["qi_info"], 1) if not numeric]
+    cat = [k for k, (_, numeric) in enumerate(step.ctx["qi_info"], 1) if not numeric]
     if cat:
-        lens = pub._q(f"SELECT {', '.join(f'coalesce(array_length(d{k}), 0)' for k in cat)} FROM {ctx['T']['doms']}")[0]
-        limit = min(MAX_MASK_VALUES, int(pub.env.globals["lib"].mask_values))  # the engine's signed masks
-        ctx["mask_qi"] = [k for k, n in zip(cat, lens) if n <= limit]
+        lens = step.engine.fetch(f"SELECT {', '.join(f'coalesce(array_length(d{k}), 0)' for k in cat)} "
+                                 f"FROM {step.tables['doms']}")[0]
+        limit = min(MAX_MASK_VALUES, int(step.engine.mask_values))  # the engine's signed masks
+        step.ctx["mask_qi"] = [k for k, n in zip(cat, lens) if n <= limit]
 
 
-def before_eligible(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
+def before_eligible(step: StepContext) -> None:
     """Before step 7: the eligibility plan, then the QI value lists' lengths (step 6b)."""
-    plan(pub, ctx, cols, params)
-    domains(pub, ctx)
+    plan(step)
+    domains(step)
 
 
 class MInvariance(Model):
@@ -142,5 +148,7 @@ MODEL = MInvariance(
            "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq", "mrg", "mvs"),
     temp_views=("rel",),
     state=("groups",),
+    tables={"entries": "__entries"},  # a person's groups over its history (sql/m_invariance/02_classify)
     signatures=True,
+    max_sa_values=MAX_SA_VALUES,
 )

@@ -11,6 +11,10 @@ Parameters: ``m`` (the privacy parameter, as m-invariance), ``tau`` (a person
 is held back in at most tau releases before it is published; seed 003 leaves
 tau undefined, docs/sliced_bucket.md says why we read it so) and ``cach`` (how
 many persons of each SA value the Cach keeps; Algorithm 2 keeps one).
+
+Its results (sqlanon.ReleaseResult): ``held`` = persons with no real row (the
+Cach, re-inserted persons shown by a ghost only), ``suppressed`` = updates
+held over (published with their previous value; ``result_fields``).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from .. import eligibility as _eligibility
 from ..errors import SqlanonError
 from ..ident import require_m
 from . import m_invariance as _mi
-from .base import Model, Parameter
+from .base import Model, Parameter, StepContext
 
 
 def _count(v, name: str, low: int) -> int:
@@ -93,40 +97,40 @@ def cach(c: list[int], reserved: list[int], room: list[int], m: int) -> list[int
     return best[1] if best else [0] * len(c)
 
 
-def reserve(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
+def reserve(step: StepContext) -> None:
     """Before step 3r: its parameters."""
-    params["tau"] = pub.values["tau"]
+    step.params["tau"] = step.values["tau"]
 
 
-def plan(pub, ctx: dict, cols: dict[str, str], params: dict) -> None:
+def plan(step: StepContext) -> None:
     """Before step 7: the Cach and the counterfeits of the pool (per SA value:
     the count, the reserved and the lone persons), then m-invariance's QI value
     lists."""
-    T = ctx["T"]
-    counts = pub._q(f"SELECT sqlanon__sa, count(*), "
+    T, m = step.tables, step.privacy
+    counts = step.engine.fetch(f"SELECT sqlanon__sa, count(*), "
                     f"count(*) FILTER (WHERE sqlanon__id IN (SELECT sqlanon__id FROM {T['resv']})), "
                     f"count(*) FILTER (WHERE sqlanon__id IN (SELECT sqlanon__id FROM {T['lone']})) "
                     f"FROM {T['pool']} GROUP BY 1 ORDER BY 1")
-    _mi.step8_context(pub, ctx, sum(int(r[1]) for r in counts))
-    pub.con.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {cols[pub.sa]}, delta BIGINT)")
+    _mi.step8_context(step, sum(int(r[1]) for r in counts))
+    step.engine.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {step.cols[step.sa]}, delta BIGINT)")
     values = [r[0] for r in counts]
     c = [int(r[1]) for r in counts]
     room = [int(r[3]) for r in counts]
     # the Cach to keep: up to `cach` lone persons per value, when step 3r
     # reserved one of every value (the Cach then covers them all)
     covered = any(int(r[2]) for r in counts)
-    keep = [min(pub.values["cach"], x) if covered else 0 for x in room]
-    while sum(keep) and pub.m * max(keep) > sum(keep) and max(keep) > 1:
+    keep = [min(step.values["cach"], x) if covered else 0 for x in room]
+    while sum(keep) and m * max(keep) > sum(keep) and max(keep) > 1:
         keep[keep.index(max(keep))] -= 1  # an m-eligible Cach: trim the largest, never below one
-    if sum(keep) and pub.m * max(keep) > sum(keep):
+    if sum(keep) and m * max(keep) > sum(keep):
         keep = [0] * len(keep)  # fewer values than m: no Cach
-    h = cach(c, keep, room, pub.m)
+    h = cach(c, keep, room, m)
     rest = [(v, n - x) for v, n, x in zip(values, c, h) if n - x > 0]
-    adds = _mi.plan_rows(pub, T, [v for v, _ in rest], [n for _, n in rest], "counterfeit", params)
+    adds = _mi.plan_rows(step, [v for v, _ in rest], [n for _, n in rest], "counterfeit")
     rows = [(v, -x) for v, x in zip(values, h) if x] + adds
     if rows:
-        pub.con.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
-    _mi.domains(pub, ctx)
+        step.engine.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
+    _mi.domains(step)
 
 
 MODEL = Model(
@@ -150,6 +154,9 @@ MODEL = Model(
     temps=_mi.MODEL.temps + ("tuples", "cover", "mv", "stale", "lone", "resv", "kept", "hold", "hfill", "aged"),
     temp_views=_mi.MODEL.temp_views,
     state=("groups",),
+    tables=_mi.MODEL.tables,
+    result_fields=("suppressed",),  # updates held over (published with their previous value)
     signatures=True,
     extends="m_invariance",
+    max_sa_values=_mi.MAX_SA_VALUES,
 )

@@ -20,6 +20,7 @@ MODEL = Model(
                           lambda v: require_m(v, name="m")),),
     outputs=("anatomy",),
     temps=("snap", "cls"),
+    tables={"rows": "__rows"},  # the published rows (sql/unprotected/01_snapshot)
     gated=False,
     unsafe_baseline=True,
 )
