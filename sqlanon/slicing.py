@@ -22,7 +22,7 @@ the anatomy form (the release gate, the audit) holds for it.
 >>> column_groups(con, "demo", columns=2)
 [['age', 'sex'], ['zip']]
 >>> sliced(con, "demo").iloc[0].to_dict()
-{'release': 1, 'group_id': 1, 'row': 1, 'age': '26-27', 'sex': 'M', 'zip': '479*', 'disease': 'd1'}
+{'release': 1, 'group_id': 1, 'row': 1, 'age': '20', 'sex': 'F', 'zip': '479*', 'disease': 'd1'}
 """
 
 from __future__ import annotations
