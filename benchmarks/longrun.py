@@ -32,9 +32,8 @@ Per release:
 - ``hs``: held + suppressed as ReleaseResult reports them, / source rows
   (m-invariance: held = source rows with no real row; sliced-bucket: held =
   persons with no real row, suppressed = updates held over; dynamic-anatomy:
-  held = |HD| rows published with an earlier tuple, suppressed = |SP| source
-  rows whose current version is not published - an update held over counts in
-  both);
+  held = rows of persons no longer in the source, suppressed = source persons
+  not published with their current value - each person counted once);
 - ``stale``: from the private membership, whatever the counters say: real
   (not counterfeit) rows of persons in the source published with a value other
   than their current one, plus source persons with no real row, plus real rows
