@@ -107,6 +107,9 @@ def environment(overrides: str | Path | None = None, engine: str = "duckdb",
             d = dialect(engine)
             own = env.get_template(d().macro_file).module
             env.globals["lib"] = Lib(d, own, env.get_template("_lib/default.sql.j2").module)
+            # the files behind ``lib``: every template may call them, so the
+            # ledger's provenance lists them (:func:`hashes`)
+            env.sqlanon_lib = (d().macro_file, "_lib/default.sql.j2")
         except jinja2.TemplateNotFound as exc:
             del _ENVIRONMENTS[key]
             raise SqlanonError(f"no SQL macro file for engine {engine!r}: add sql/_lib/{engine}.sql.j2 (the macros "
@@ -134,6 +137,24 @@ def steps(env: jinja2.Environment, pipeline: str, extends: str | None = None) ->
     return [by_step[step] for step in sorted(by_step)]
 
 
+def imports(env: jinja2.Environment, names) -> list[str]:
+    """The templates that ``names`` import or include (``{% import %}``,
+    ``{% from ... import %}``, ``{% include %}``), and theirs, first seen first.
+
+    >>> imports(environment(), ["m_invariance/09_publish.sql.j2"])
+    ['_lib/hash.sql.j2']
+    """
+    out: list[str] = []
+    todo = list(names)
+    while todo:
+        source = env.loader.get_source(env, todo.pop(0))[0]
+        for node in env.parse(source).find_all((jinja2.nodes.Import, jinja2.nodes.FromImport, jinja2.nodes.Include)):
+            if isinstance(node.template, jinja2.nodes.Const) and node.template.value not in out:
+                out.append(node.template.value)
+                todo.append(node.template.value)
+    return out
+
+
 def parents(env: jinja2.Environment, name: str) -> list[str]:
     """The templates ``name`` extends (``{% extends "..." %}``), nearest first.
 
@@ -156,29 +177,35 @@ def hashes(env: jinja2.Environment, names) -> tuple[dict[str, str], list[str]]:
     environment loads it (an override when the project has one), and the names
     of the files that came from the override folder (recorded in the release
     ledger). A template that extends others hashes its source and theirs
-    (nearest parent first, each after a NUL), so an edit of a parent changes
-    its variants' hashes too; the files listed include such parents."""
+    (nearest parent first, each after a NUL), then the sources of the
+    templates they import or include, so an edit of a parent or of an imported
+    ``_lib`` file changes the hash too; the files listed include such parents
+    and imports. The files behind the ``lib`` global (the engine's macro file
+    and ``_lib/default.sql.j2``) get entries of their own."""
     sha, overridden = {}, []
-    for name in names:
+    for name in [*names, *(n for n in getattr(env, "sqlanon_lib", ()) if n not in names)]:
         digest, over = _hash(env, name)
         sha[name] = digest
         overridden += [n for n in over if n not in overridden]
     return sha, overridden
 
 
-# (environment, template) -> (the template object, the names of its parents)
+# (environment, template) -> (the template object, the names of its parents and
+# of the templates they import or include)
 _PARENTS: dict[tuple[int, str], tuple[jinja2.Template, tuple[str, ...]]] = {}
 
 
 def _chain(env: jinja2.Environment, name: str) -> tuple[jinja2.Template, ...]:
-    """The template objects of ``name`` and its parents: Jinja reloads an edited
-    file (a new Template object), so the caches below compare these."""
+    """The template objects of ``name``, its parents and the templates they
+    import: Jinja reloads an edited file (a new Template object), so the caches
+    below compare these."""
     tpl = env.get_template(name)
     hit = _PARENTS.get((id(env), name))
     if hit is None or hit[0] is not tpl:
         if len(_PARENTS) > _MAX_CACHED:
             _PARENTS.clear()
-        hit = _PARENTS[(id(env), name)] = (tpl, tuple(parents(env, name)))
+        up = parents(env, name)
+        hit = _PARENTS[(id(env), name)] = (tpl, (*up, *imports(env, [name, *up])))
     return (tpl, *(env.get_template(n) for n in hit[1]))
 
 

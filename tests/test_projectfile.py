@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import sqlanon
-from sqlanon import projectfile
+from sqlanon import projectfile, templates
 from sqlanon._resources import sql_dir
 from sqlanon.cli import main
 from sqlanon.project import Project
@@ -180,9 +180,14 @@ def test_ledger_records_version_template_hashes_and_overrides(tmp_path, monkeypa
     assert version == sqlanon.__version__
     sha, over = json.loads(sha), json.loads(over)
     assert over == ["m_invariance/90_stats.sql.j2"]
-    assert sha["m_invariance/90_stats.sql.j2"] == hashlib.sha256((override / "90_stats.sql.j2").read_bytes()).hexdigest()
-    shipped = sql_dir() / "m_invariance" / "08_assign.sql.j2"
-    assert sha["m_invariance/08_assign.sql.j2"] == hashlib.sha256(shipped.read_bytes()).hexdigest()
+    # a step's hash: its source, then (after a NUL each) the _lib files it imports
+    env = templates.environment()
+    stats = ["m_invariance/90_stats.sql.j2", *templates.imports(env, ["m_invariance/90_stats.sql.j2"])]
+    assert sha[stats[0]] == hashlib.sha256(b"\0".join(
+        [(override / "90_stats.sql.j2").read_bytes(), *((sql_dir() / n).read_bytes() for n in stats[1:])])).hexdigest()
+    step8 = ["m_invariance/08_assign.sql.j2", *templates.imports(env, ["m_invariance/08_assign.sql.j2"])]
+    assert sha[step8[0]] == hashlib.sha256(b"\0".join((sql_dir() / n).read_bytes() for n in step8)).hexdigest()
+    assert {"_lib/duckdb.sql.j2", "_lib/default.sql.j2"} <= set(sha)
     assert {"_gate/gate.sql.j2", "_gate/presence.sql.j2"} <= set(sha) and len(sha) >= 13
     assert json.loads(params)["m"] == 3 and json.loads(params)["seed"] == 11
 

@@ -134,8 +134,8 @@ def test_a_variant_extends_its_base_pipeline():
 
 def test_a_variant_step_hash_covers_its_parent(tmp_path):
     """The ledger's hash of a step that extends another covers the parent's
-    text: an override of the parent (or an edit of it) changes it, and the
-    override is listed by the file's name."""
+    text and the ``_lib`` files they import: an override of the parent (or an
+    edit of it) changes it, and the override is listed by the file's name."""
     import hashlib
 
     from sqlanon._resources import sql_dir
@@ -143,17 +143,41 @@ def test_a_variant_step_hash_covers_its_parent(tmp_path):
     child, parent = "sliced_bucket/06_constrained.sql.j2", "m_invariance/06_constrained.sql.j2"
     shipped, over = templates.hashes(templates.environment(), [child, "m_invariance/01_snapshot.sql.j2"])
     texts = [(sql_dir() / n).read_bytes() for n in (child, parent)]
-    assert shipped[child] == hashlib.sha256(texts[0] + b"\0" + texts[1]).hexdigest() and over == []
-    assert shipped["m_invariance/01_snapshot.sql.j2"] == hashlib.sha256(
-        (sql_dir() / "m_invariance/01_snapshot.sql.j2").read_bytes()).hexdigest()
+    libs = b"".join(b"\0" + (sql_dir() / n).read_bytes()
+                    for n in templates.imports(templates.environment(), [child, parent]))
+    assert shipped[child] == hashlib.sha256(texts[0] + b"\0" + texts[1] + libs).hexdigest() and over == []
+    snap = "m_invariance/01_snapshot.sql.j2"
+    assert shipped[snap] == hashlib.sha256(b"\0".join(
+        (sql_dir() / n).read_bytes() for n in [snap, *templates.imports(templates.environment(), [snap])])).hexdigest()
     (tmp_path / "m_invariance").mkdir()
     f = tmp_path / parent
     f.write_bytes(texts[1] + b"-- ours\n")
     env = templates.environment(tmp_path)
     sha, over = templates.hashes(env, [child])
-    assert sha[child] == hashlib.sha256(texts[0] + b"\0" + texts[1] + b"-- ours\n").hexdigest() != shipped[child]
+    assert sha[child] == hashlib.sha256(texts[0] + b"\0" + texts[1] + b"-- ours\n" + libs).hexdigest() != shipped[child]
     assert over == [parent]
     f.write_bytes(texts[1] + b"-- ours, edited\n")  # the same environment notices the edit
     os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 10**9))
     assert templates.hashes(env, [child])[0][child] == hashlib.sha256(
-        texts[0] + b"\0" + texts[1] + b"-- ours, edited\n").hexdigest()
+        texts[0] + b"\0" + texts[1] + b"-- ours, edited\n" + libs).hexdigest()
+
+
+def test_the_hash_covers_imported_lib_files(tmp_path):
+    """An override of an imported ``_lib`` file (or of the ``lib`` global's
+    files) changes the hash of every step that uses it, and the ledger lists
+    it as an override; a step that does not import it keeps its hash."""
+    from sqlanon._resources import sql_dir
+
+    pub, plain = "m_invariance/09_publish.sql.j2", "m_invariance/02_classify.sql.j2"
+    assert "_lib/hash.sql.j2" in templates.imports(templates.environment(), [pub])
+    assert "_lib/hash.sql.j2" not in templates.imports(templates.environment(), [plain])
+    shipped, _ = templates.hashes(templates.environment(), [pub, plain])
+    assert {"_lib/duckdb.sql.j2", "_lib/default.sql.j2"} <= set(shipped)  # lib's files have entries
+    (tmp_path / "_lib").mkdir()
+    (tmp_path / "_lib" / "hash.sql.j2").write_bytes((sql_dir() / "_lib/hash.sql.j2").read_bytes() + b"{# ours #}\n")
+    (tmp_path / "_lib" / "default.sql.j2").write_bytes(
+        (sql_dir() / "_lib/default.sql.j2").read_bytes() + b"{# ours #}\n")
+    sha, over = templates.hashes(templates.environment(tmp_path), [pub, plain])
+    assert sha[pub] != shipped[pub] and sha[plain] == shipped[plain]
+    assert sha["_lib/default.sql.j2"] != shipped["_lib/default.sql.j2"]
+    assert set(over) == {"_lib/hash.sql.j2", "_lib/default.sql.j2"}
