@@ -68,19 +68,30 @@ def _seg_exclusive_cumsum(flags: np.ndarray, starts: np.ndarray, seg: np.ndarray
 
 
 def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None = None, l: int | None = None,
-              diversity: str = "distinct", c: float | None = None, t: float | None = None) -> tuple[np.ndarray, int]:
-    """Each row's partition id (int64, rows in input order) and the number of levels."""
+              diversity: str = "distinct", c: float | None = None, t: float | None = None,
+              weights: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """Each row's partition id (int64, rows in input order) and the number of levels.
+
+    ``weights``: each row stands for that many equal rows (an *atom*: the source rows
+    with one QI tuple and SA value, counted once; strict only). A strict cut never
+    separates rows with equal QI values, and every test reads counts (sizes, histograms
+    of the cut QI, SA counts) or sets of values, so the atoms get the partition ids
+    their rows would get, in fewer rows per level."""
     ranks = dims.ranks
     q, n = ranks.shape
     out = np.zeros(n, dtype=np.int64)
     if n == 0:
         return out, 0
+    if weights is not None and not strict:
+        raise ValueError("relaxed Mondrian deals single rows in row-id order: it takes no weights")
+    wo = None if weights is None else np.asarray(weights, dtype=np.int64)  # weights of the active rows
     numeric = [v is not None for v in dims.values]
     vmax = int(ranks.max()) + 1 if n else 1
     use_grid = t is not None or (l is not None and diversity != "distinct")
     use_l = l is not None and diversity == "distinct"
     n_sa = int(sa.max()) + 1 if sa is not None and n else 0
-    qdist = np.bincount(sa, minlength=n_sa) / n if t is not None else None
+    total = n if wo is None else int(wo.sum())
+    qdist = np.bincount(sa, weights=wo, minlength=n_sa) / total if t is not None else None
 
     # a category of <= 62 values: its distinct values per segment as the bits of an OR, in the
     # narrowest unsigned integer that holds them (less memory to move per level)
@@ -112,7 +123,8 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
                 w[d] = np.where((nd > 1) & free, nd / dims.nd[d], -1.0)
         dim = np.argmax(w, axis=0)
         best_w = w[dim, np.arange(P)]
-        open_ = (lens >= 2 * k) & (best_w > 0)
+        sizes = lens if wo is None else np.add.reduceat(wo, starts)  # rows per segment
+        open_ = (sizes >= 2 * k) & (best_w > 0)
         seg_of_row = np.repeat(np.arange(P), lens)
         if not open_.all():  # final segments leave the working set
             fin_rows = ~open_[seg_of_row]
@@ -121,7 +133,9 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
             order, xo = order[keep], np.compress(keep, xo, axis=1)
             if so is not None:
                 so = so[keep]
-            lens, pids, masks, dim = lens[open_], pids[open_], masks[open_], dim[open_]
+            if wo is not None:
+                wo = wo[keep]
+            lens, pids, masks, dim, sizes = lens[open_], pids[open_], masks[open_], dim[open_], sizes[open_]
             if not lens.size:
                 break
             P = lens.size
@@ -131,17 +145,17 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         ar = np.arange(m)
         xv = np.take(xo.reshape(-1), dim[seg_of_row] * m + ar).astype(np.int64)
         # 2. the histogram of (segment, value) on the picked QI, in (segment, value) order
-        e_seg, e_val, e_cnt, e_first, row_entry = _histogram(seg_of_row, xv, P, vmax, need_rows=use_grid)
+        e_seg, e_val, e_cnt, e_first, row_entry = _histogram(seg_of_row, xv, P, vmax, need_rows=use_grid, weights=wo)
         cum = np.cumsum(e_cnt)
         before = np.where(e_first > 0, cum[e_first - 1], 0)
         cum = cum - before[e_seg]                   # rows of the segment with value <= e_val
-        n_e = lens[e_seg]
+        n_e = sizes[e_seg]
         if strict:
             ok = (cum >= k) & (n_e - cum >= k)
             if use_l:
                 ok &= _distinct_sides_ok(seg_of_row, so, xv, P, n_sa, l, e_seg, e_val, e_first, vmax)
             if use_grid:
-                ok &= _grid_ok(ok, row_entry, so, starts, n_sa, e_seg, e_first, cum, n_e, l, diversity, c, t, qdist)
+                ok &= _grid_ok(ok, row_entry, so, starts, n_sa, e_seg, e_first, cum, n_e, l, diversity, c, t, qdist, wo)
             key = np.where(ok, np.abs(2 * cum - n_e) * vmax + e_val, _BIG)
             bestkey = np.minimum.reduceat(key, e_first)
             has = bestkey < _BIG
@@ -176,6 +190,8 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         order, xo = np.take(order, inv), np.take(xo, inv, axis=1)
         if so is not None:
             so = np.take(so, inv)
+        if wo is not None:
+            wo = np.take(wo, inv)
         # new segment list: a cut segment becomes (left, right), the others stay
         n_right = lens - n_left
         two = has.astype(np.int64) + 1
@@ -215,19 +231,25 @@ def _distinct_per_segment(x: np.ndarray, starts: np.ndarray, lens: np.ndarray, s
     return np.bincount(u // v, minlength=lens.size).astype(np.float64)
 
 
-def _histogram(seg, xv, P, vmax, need_rows):
+def _histogram(seg, xv, P, vmax, need_rows, weights=None):
     """Entries (segment, value, count) sorted by (segment, value), each segment's
-    first entry, and (when need_rows) each row's entry index."""
+    first entry, and (when need_rows) each row's entry index; a row counts
+    ``weights[row]`` times when weights are given."""
     key = seg.astype(np.int64) * vmax + xv
     if P * vmax <= _DENSE_PER_ROW * seg.size + 4096:
         cnt = np.bincount(key, minlength=P * vmax)
         nz = np.flatnonzero(cnt)
         row_entry = (np.cumsum(cnt > 0) - 1)[key] if need_rows else None
-        e_cnt = cnt[nz]
+        e_cnt = cnt[nz] if weights is None else np.bincount(key, weights=weights, minlength=P * vmax)[nz]
         keys = nz
     else:
-        if need_rows:
+        if need_rows or weights is not None:
             keys, row_entry, e_cnt = np.unique(key, return_inverse=True, return_counts=True)
+            row_entry = row_entry.reshape(-1)
+            if weights is not None:
+                e_cnt = np.bincount(row_entry, weights=weights, minlength=keys.size)
+            if not need_rows:
+                row_entry = None
         else:
             keys, e_cnt = np.unique(key, return_counts=True)
             row_entry = None
@@ -268,7 +290,7 @@ def _distinct_sides_ok(seg, sa, xv, P, n_sa, l, e_seg, e_val, e_first, vmax):
     return (left_d >= l) & (total - upto_max >= l)
 
 
-def _grid_ok(cand, row_entry, sa, starts, n_sa, e_seg, e_first, cum, n_e, l, diversity, c, t, qdist):
+def _grid_ok(cand, row_entry, sa, starts, n_sa, e_seg, e_first, cum, n_e, l, diversity, c, t, qdist, weights=None):
     """Entropy / recursive (c, l)-diversity and t-closeness (equal distance) of both
     sides of every candidate cut, from the (candidate cut x SA value) counts; done in
     chunks of whole segments so that the grid stays under _GRID_CELLS cells."""
@@ -286,7 +308,8 @@ def _grid_ok(cand, row_entry, sa, starts, n_sa, e_seg, e_first, cum, n_e, l, div
         b = bounds[j]
         r0, r1 = row_bounds[i], row_bounds[j]
         cells = (row_entry[r0:r1] - a) * n_sa + sa[r0:r1]
-        g = np.bincount(cells, minlength=(b - a) * n_sa).reshape(b - a, n_sa)
+        g = np.bincount(cells, weights=None if weights is None else weights[r0:r1],
+                        minlength=(b - a) * n_sa).reshape(b - a, n_sa)
         csum = np.cumsum(g, axis=0)
         seg_local = e_seg[a:b] - e_seg[a]
         firsts = bounds[i:j] - a

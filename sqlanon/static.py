@@ -108,6 +108,8 @@ def anonymize(
                     "keep": [ident.quote(x) for x in keep], "out": ident.quote(output),
                     "eq_col": ident.quote(eq_class), "sa_type": cols[sa] if sa else None,
                     "presorted": not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))})
+    # strict Mondrian on the presorted path reads atoms (distinct (QI, SA) tuples and their rows)
+    job.ctx["atoms"] = job.ctx["presorted"] and strict
     return _publish(con, job, n_rows)
 
 
@@ -148,7 +150,7 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
         try:
             dims, sa_codes = steps.codes()
             pid, levels = mondrian.partition(dims, job.k, strict=job.strict, sa=sa_codes, l=job.l,
-                                             diversity=job.diversity, c=job.c, t=job.t)
+                                             diversity=job.diversity, c=job.c, t=job.t, weights=steps.weights)
             prof.mark(f"partition tree, {levels} levels (numpy)")
             per_list, classes = steps.publish(dims, pid)
             checked = _verify(con, job, classes, steps.checked_table)
@@ -179,6 +181,7 @@ class _Steps:
         self.con, self.job, self.prof = con, job, prof
         self.env = templates.environment()
         self.codes_by_rid: dict = {}
+        self.weights = None  # with atoms: each atom's rows
         self.frames: dict = {}  # registered DataFrames, by name
         # what the check macros read: the published table, or (presorted) the frame it is a copy of
         self.checked_table = job.output
@@ -205,7 +208,8 @@ class _Steps:
         *prepare, read = templates.render(self.env, "mondrian/01_prepare.sql.j2", job.ctx)
         self.run("01_prepare", prepare)
         _check_hierarchy_values(self.con, job.source, job.qi, job.spec)
-        self.codes_by_rid, dims, sa_codes = _read_codes(self.con, read, job.spec, job.sa is not None)
+        self.codes_by_rid, dims, sa_codes, self.weights = _read_codes(self.con, read, job.spec, job.sa is not None,
+                                                                      job.ctx["atoms"])
         self.prof.mark("read the codes (numpy)")
         return dims, sa_codes
 
@@ -217,7 +221,7 @@ class _Steps:
         codes["pid"] = pid
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-        stats, cls_of_row = _class_stats(con, dims, pid, job.spec)
+        stats, cls_of_row = _class_stats(con, dims, pid, job.spec, self.weights)
         self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
         self.register("sqlanon__mdr_stats", stats)
         self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
@@ -226,9 +230,9 @@ class _Steps:
         classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
         self.run("03_publish", [classes])
         if job.ctx["presorted"]:
-            self.register("sqlanon__mdr_out", _output_frame(con, job, cls_of_row, codes.get("sc")))
+            self.register("sqlanon__mdr_grp", _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights))
             self.checked_table = "sqlanon__mdr_out"
-            self.prof.mark("output rows in class, SA order (numpy)")
+            self.prof.mark("output groups in class, SA order (numpy)")
         self.run("03_publish", rest, first=2)
         per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
         return per_list, len(stats)
@@ -397,15 +401,23 @@ def _check_hierarchy_values(con, source, qi, spec) -> None:
                     f"(SELECT {ident.quote(col['hfirst'])} FROM {col['hier']})")
 
 
-def _read_codes(con, query: str, spec, with_sa: bool):
+def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
     """The partitioner's input, read in one pass: ``query`` (01_prepare's last statement)
-    gives rid, x0.. (codes) and sc (SA code). Returns the columns in row-id order
-    (rid, x0.., sc, as 03_publish reads them back), the QIs in rank form, the SA codes."""
+    gives rid, x0.. (codes) and sc (SA code), or with atoms n (rows of the atom) instead
+    of rid. Returns the columns in row-id order (rid, x0.., sc, as 03_publish reads them
+    back; with atoms in the order read, n instead of rid), the QIs in rank form, the SA
+    codes and (with atoms) the weights."""
     got = con.execute(query).fetchnumpy()
-    rid = np.asarray(got["rid"], dtype=np.int64)
-    n = rid.size
-    at = rid - 1  # rid is 1..n: each row's place in row-id order
-    codes = {"rid": np.arange(1, n + 1, dtype=np.int64)}
+    if atoms:
+        weights = np.asarray(got["n"], dtype=np.int64)
+        n = weights.size
+        at = slice(None)
+        codes = {"n": weights}
+    else:
+        rid = np.asarray(got["rid"], dtype=np.int64)
+        n, weights = rid.size, None
+        at = rid - 1  # rid is 1..n: each row's place in row-id order
+        codes = {"rid": np.arange(1, n + 1, dtype=np.int64)}
     ranks = np.empty((len(spec), n), dtype=np.int32)
     values, range_, nd = [], [], []
     for c in spec:
@@ -422,11 +434,12 @@ def _read_codes(con, query: str, spec, with_sa: bool):
         sa_codes = np.empty(n, dtype=np.int64)
         sa_codes[at] = np.asarray(got["sc"], dtype=np.int64)
         codes["sc"] = sa_codes
-    return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes
+    return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes, weights
 
 
-def _class_stats(con, dims, pid: np.ndarray, spec) -> tuple[pd.DataFrame, np.ndarray]:
-    """Per class (final partition, in partition id order): its id, rows, and per QI with
+def _class_stats(con, dims, pid: np.ndarray, spec, weights=None) -> tuple[pd.DataFrame, np.ndarray]:
+    """Per class (final partition, in partition id order): its id, rows (an atom counts
+    ``weights`` rows), and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
     ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``) and its published
     cell (``cell<i>``); and each row's class index (0.., in partition id order)."""
@@ -440,7 +453,7 @@ def _class_stats(con, dims, pid: np.ndarray, spec) -> tuple[pd.DataFrame, np.nda
     present[pid] = True
     inv = (np.cumsum(present) - 1)[pid]  # class index, in partition id order
     ids = np.flatnonzero(present)
-    out = {"pid": ids, "n": np.bincount(inv, minlength=ids.size)}
+    out = {"pid": ids, "n": np.bincount(inv, weights=weights, minlength=ids.size).astype(np.int64)}
     for c in spec:
         r = dims.ranks[c["i"]]
         if c["numeric"]:
@@ -469,15 +482,20 @@ def _set_cells(bits: np.ndarray, values: list) -> np.ndarray:
     return np.asarray(cells, dtype=object)[inv.reshape(-1)]
 
 
-def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None) -> pd.DataFrame:
-    """The published rows, already in their storage order (class, then SA code, then row
-    id: a stable sort of one integer key), as categorical columns: per QI the class's
-    published cell (read from ``sqlanon__mdr_cls``, one row per class), the SA value (its
-    text: VARCHAR, or a number that casts back exactly) and the class number. 03_publish
-    copies it with one scan, which keeps the order (no join, no ORDER BY)."""
-    key = cls_of_row if sc is None else cls_of_row * (int(sc.max()) + 1) + sc
-    perm = np.argsort(key, kind="stable")
-    cls = cls_of_row[perm]
+def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None) -> pd.DataFrame:
+    """The published rows as *groups*: one row per (class, SA value), in storage order
+    (class, then SA code), with its number of rows ``sqlanon__n`` (an atom counts
+    ``weights`` rows), as categorical columns: per QI the class's published cell (read
+    from ``sqlanon__mdr_cls``, one row per class), the SA value (its text: VARCHAR, or
+    a number that casts back exactly) and the class number. 03_publish repeats each
+    group ``sqlanon__n`` times (``sqlanon__mdr_out``, a view: one scan and an unnest,
+    which keep the order: no join, no ORDER BY); rows of one class and SA value are
+    equal in the published table, so the row order within a group is no information."""
+    n_sc = 1 if sc is None else int(sc.max()) + 1
+    key = cls_of_row if sc is None else cls_of_row * n_sc + sc
+    keys, inv = np.unique(key, return_inverse=True)
+    reps = np.bincount(inv.reshape(-1), weights=weights, minlength=keys.size).astype(np.int64)
+    cls = keys // n_sc
     cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
                         + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
                         + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy()
@@ -488,8 +506,10 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None)
                                                         categories=pd.Index(uniques, dtype=object))
     if sc is not None:
         values = con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
-        out[job.sa] = pd.Categorical.from_codes(sc[perm].astype(np.int32), categories=pd.Index(values, dtype=object))
+        out[job.sa] = pd.Categorical.from_codes((keys % n_sc).astype(np.int32),
+                                                categories=pd.Index(values, dtype=object))
     out[job.eq_class] = cls + 1
+    out["sqlanon__n"] = reps
     return pd.DataFrame(out, copy=False)
 
 
