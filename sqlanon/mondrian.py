@@ -62,7 +62,7 @@ def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _seg_exclusive_cumsum(flags: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.ndarray:
     """Per element, how many earlier elements of its segment are set."""
-    cs = np.cumsum(flags, dtype=np.int64)
+    cs = np.cumsum(flags, dtype=np.int64 if flags.size >= 2 ** 31 else np.int32)
     before = np.where(starts > 0, cs[starts - 1], 0)
     return cs - flags - before[seg]
 
@@ -97,8 +97,10 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
     # narrowest unsigned integer that holds them (less memory to move per level)
     small = [_bit_table(int(dims.nd[d])) if not numeric[d] and dims.nd[d] <= 62 else None for d in range(q)]
     order = np.arange(n, dtype=np.int64)      # active rows, grouped by segment
-    # (q, n_active) ranks of the active rows, same order (int16 when they fit: less to move)
-    xo = ranks.astype(np.int16) if vmax <= np.iinfo(np.int16).max else ranks
+    # (n_active, q) ranks of the active rows, same order, row-major (int16 when they fit): a
+    # row's QIs move as one block, and the picked QI's value is one gather
+    xo = np.ascontiguousarray(ranks.astype(np.int16 if vmax <= np.iinfo(np.int16).max else np.int32, copy=False).T)
+    as_rows = np.dtype((np.void, xo.dtype.itemsize * q))
     so = sa                                   # SA codes of the active rows
     lens = np.array([n], dtype=np.int64)      # per segment: rows
     pids = np.zeros(1, dtype=np.int64)        # per segment: partition id
@@ -107,30 +109,31 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
     levels = 0
     while lens.size:
         levels += 1
-        starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
+        starts = _starts(lens)
         P = lens.size
         # 1. widths of every QI per segment; pick the widest unmasked
         w = np.full((q, P), -1.0)
         for d in range(q):
             free = (masks >> d) & 1 == 0
+            col = xo[:, d]
             if numeric[d]:
-                lo = np.minimum.reduceat(xo[d], starts)
-                hi = np.maximum.reduceat(xo[d], starts)
+                lo = np.minimum.reduceat(col, starts)
+                hi = np.maximum.reduceat(col, starts)
                 vals = dims.values[d]
                 w[d] = np.where((hi > lo) & free, (vals[hi] - vals[lo]) / (dims.range_[d] or 1.0), -1.0)
             else:
-                nd = _distinct_per_segment(xo[d], starts, lens, small[d])
+                nd = _distinct_per_segment(col, starts, lens, small[d])
                 w[d] = np.where((nd > 1) & free, nd / dims.nd[d], -1.0)
         dim = np.argmax(w, axis=0)
         best_w = w[dim, np.arange(P)]
         sizes = lens if wo is None else np.add.reduceat(wo, starts)  # rows per segment
         open_ = (sizes >= 2 * k) & (best_w > 0)
-        seg_of_row = np.repeat(np.arange(P), lens)
         if not open_.all():  # final segments leave the working set
-            fin_rows = ~open_[seg_of_row]
-            out[order[fin_rows]] = pids[seg_of_row[fin_rows]]
+            fin = ~open_
+            fin_rows = np.repeat(fin, lens)
+            out[order[fin_rows]] = np.repeat(pids[fin], lens[fin])
             keep = ~fin_rows
-            order, xo = order[keep], np.compress(keep, xo, axis=1)
+            order, xo = order[keep], xo[keep]
             if so is not None:
                 so = so[keep]
             if wo is not None:
@@ -139,13 +142,13 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
             if not lens.size:
                 break
             P = lens.size
-            starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
-            seg_of_row = np.repeat(np.arange(P), lens)
+            starts = _starts(lens)
         m = order.size
-        ar = np.arange(m)
-        xv = np.take(xo.reshape(-1), dim[seg_of_row] * m + ar).astype(np.int64)
+        seg_of_row = np.repeat(np.arange(P), lens)
+        xv = np.take(xo.reshape(-1), np.arange(0, m * q, q) + np.repeat(dim, lens)).astype(np.int64)
         # 2. the histogram of (segment, value) on the picked QI, in (segment, value) order
-        e_seg, e_val, e_cnt, e_first, row_entry = _histogram(seg_of_row, xv, P, vmax, need_rows=use_grid, weights=wo)
+        e_seg, e_val, e_cnt, e_first, row_entry = _histogram(seg_of_row, xv, starts, lens, vmax, need_rows=use_grid,
+                                                             weights=wo)
         cum = np.cumsum(e_cnt)
         before = np.where(e_first > 0, cum[e_first - 1], 0)
         cum = cum - before[e_seg]                   # rows of the segment with value <= e_val
@@ -174,26 +177,30 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         lid[cut_idx[np.argsort(pids[cut_idx], kind="stable")]] = nxt + 2 * np.arange(cut_idx.size)
         nxt += 2 * cut_idx.size
         masks = np.where(has, 0, masks | (np.int64(1) << dim.astype(np.int64)))
-        cvr = cv[seg_of_row]
+        cvr = np.repeat(np.where(has, cv, np.iinfo(np.int64).max), lens)  # an uncut segment: all rows left
         if strict:
             left = xv <= cvr
         else:
             tie = xv == cvr
-            left = (xv < cvr) | (tie & (_seg_exclusive_cumsum(tie, starts, seg_of_row) < take[seg_of_row]))
-        left |= ~has[seg_of_row]
-        n_left = np.bincount(seg_of_row, weights=left, minlength=P).astype(np.int64)
-        rank_l = _seg_exclusive_cumsum(left, starts, seg_of_row)
-        rank_r = ar - starts[seg_of_row] - rank_l
-        newpos = starts[seg_of_row] + np.where(left, rank_l, n_left[seg_of_row] + rank_r)
+            left = (xv < cvr) | (tie & (_seg_exclusive_cumsum(tie, starts, seg_of_row) < np.repeat(take, lens)))
+        # each segment's left rows, then its right rows, each in their order: row j of all left
+        # rows goes to j + (right rows of the earlier segments), row j of the right rows to
+        # j + (left rows of this and the earlier segments)
+        cl = np.cumsum(left, dtype=np.int64 if m >= 2 ** 31 else np.int32)
+        l_incl = cl[starts + lens - 1].astype(np.int64)
+        n_left = np.diff(l_incl, prepend=0)
+        n_right = lens - n_left
+        idx_l, idx_r = np.flatnonzero(left), np.flatnonzero(~left)
         inv = np.empty(m, dtype=np.int64)
-        inv[newpos] = ar
-        order, xo = np.take(order, inv), np.take(xo, inv, axis=1)
+        inv[np.arange(idx_l.size) + np.repeat(np.cumsum(n_right) - n_right, n_left)] = idx_l
+        inv[np.arange(idx_r.size) + np.repeat(l_incl, n_right)] = idx_r
+        order = np.take(order, inv)
+        xo = np.take(xo.view(as_rows).reshape(-1), inv).view(xo.dtype).reshape(m, q)
         if so is not None:
             so = np.take(so, inv)
         if wo is not None:
             wo = np.take(wo, inv)
         # new segment list: a cut segment becomes (left, right), the others stay
-        n_right = lens - n_left
         two = has.astype(np.int64) + 1
         rep = np.repeat(np.arange(P), two)
         is_right = np.zeros(rep.size, dtype=bool)
@@ -202,6 +209,13 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         pids = np.where(has[rep], lid[rep] + is_right, pids[rep])
         masks = masks[rep]
     return out, levels
+
+
+def _starts(lens: np.ndarray) -> np.ndarray:
+    """Each segment's first row."""
+    starts = np.zeros(lens.size, dtype=np.int64)
+    np.cumsum(lens[:-1], out=starts[1:])
+    return starts
 
 
 _POW2 = np.left_shift(np.int64(1), np.arange(63, dtype=np.int64))
@@ -223,36 +237,46 @@ def _popcount(bits: np.ndarray) -> np.ndarray:
 def _distinct_per_segment(x: np.ndarray, starts: np.ndarray, lens: np.ndarray, small: np.ndarray | None) -> np.ndarray:
     """Distinct values of x per segment (small: the bit table of a QI of <= 62 values,
     counted as the bits of an OR)."""
-    if small is not None:
-        return _popcount(np.bitwise_or.reduceat(np.take(small, x), starts)).astype(np.float64)
+    if small is not None:  # 2^x by a shift (no gather)
+        bits = np.left_shift(small[0], x, dtype=small.dtype, casting="unsafe")
+        return _popcount(np.bitwise_or.reduceat(bits, starts)).astype(np.float64)
     v = int(x.max()) + 1
     seg = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
     u = np.unique(seg * v + x)
     return np.bincount(u // v, minlength=lens.size).astype(np.float64)
 
 
-def _histogram(seg, xv, P, vmax, need_rows, weights=None):
+def _histogram(seg, xv, starts, lens, vmax, need_rows, weights=None):
     """Entries (segment, value, count) sorted by (segment, value), each segment's
     first entry, and (when need_rows) each row's entry index; a row counts
-    ``weights[row]`` times when weights are given."""
-    key = seg.astype(np.int64) * vmax + xv
-    if P * vmax <= _DENSE_PER_ROW * seg.size + 4096:
-        cnt = np.bincount(key, minlength=P * vmax)
+    ``weights[row]`` times when weights are given. Dense: one bin per value between
+    the segment's lowest and highest value (``bincount``); else sorted keys."""
+    P = lens.size
+    lo = np.minimum.reduceat(xv, starts)
+    span = np.maximum.reduceat(xv, starts) - lo + 1
+    bins = int(span.sum())
+    if bins <= _DENSE_PER_ROW * seg.size + 4096:
+        shift = np.cumsum(span) - span - lo      # a segment's first bin, less its lowest value
+        key = np.repeat(shift, lens) + xv
+        cnt = np.bincount(key, minlength=bins)
         nz = np.flatnonzero(cnt)
         row_entry = (np.cumsum(cnt > 0) - 1)[key] if need_rows else None
-        e_cnt = cnt[nz] if weights is None else np.bincount(key, weights=weights, minlength=P * vmax)[nz]
-        keys = nz
-    else:
-        if need_rows or weights is not None:
-            keys, row_entry, e_cnt = np.unique(key, return_inverse=True, return_counts=True)
-            row_entry = row_entry.reshape(-1)
-            if weights is not None:
-                e_cnt = np.bincount(row_entry, weights=weights, minlength=keys.size)
-            if not need_rows:
-                row_entry = None
-        else:
-            keys, e_cnt = np.unique(key, return_counts=True)
+        e_cnt = cnt[nz] if weights is None else np.bincount(key, weights=weights, minlength=bins)[nz]
+        e_seg = np.repeat(np.arange(P), span)[nz]
+        e_val = nz - shift[e_seg]
+        e_first = np.flatnonzero(np.concatenate(([True], e_seg[1:] != e_seg[:-1])))
+        return e_seg, e_val, e_cnt.astype(np.int64), e_first, row_entry
+    key = seg.astype(np.int64) * vmax + xv
+    if need_rows or weights is not None:
+        keys, row_entry, e_cnt = np.unique(key, return_inverse=True, return_counts=True)
+        row_entry = row_entry.reshape(-1)
+        if weights is not None:
+            e_cnt = np.bincount(row_entry, weights=weights, minlength=keys.size)
+        if not need_rows:
             row_entry = None
+    else:
+        keys, e_cnt = np.unique(key, return_counts=True)
+        row_entry = None
     e_seg, e_val = keys // vmax, keys % vmax
     e_first = np.flatnonzero(np.concatenate(([True], e_seg[1:] != e_seg[:-1])))
     return e_seg, e_val, e_cnt.astype(np.int64), e_first, row_entry
