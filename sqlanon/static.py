@@ -101,15 +101,25 @@ def anonymize(
     keep, output = _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output)
     spec = _qi_spec(con, source, cols, qi, hierarchies)
     given = dict(hierarchies or {})
-    n_rows = _check_data(con, source, cols, qi, sa, k, l, diversity, c)
+    presorted = not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))
+    atoms = presorted and strict  # strict Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
+
+    def check_data(rel: str | None = None) -> int:
+        """_check_data on the source, or with atoms on the atoms table (its rows counted by sqlanon__n)."""
+        return _check_data(con, source, cols, qi, sa, k, l, diversity, c, rel=rel,
+                           weight="sqlanon__n" if rel else None)
+
+    if atoms:  # checked on the atoms, inside the transaction (one scan of the source fewer)
+        n_rows = con.execute(f"SELECT count(*) FROM {ident.qualified(con, source)}").fetchall()[0][0]
+    else:
+        n_rows = check_data()
     job = _Job(source=source, output=output, qi=qi, sa=sa, eq_class=eq_class, spec=spec, k=k, l=l, t=t,
                diversity=diversity, c=c, strict=strict, hierarchies=given,
                ctx={"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
                     "keep": [ident.quote(x) for x in keep], "out": ident.quote(output),
                     "eq_col": ident.quote(eq_class), "sa_type": cols[sa] if sa else None,
-                    "presorted": not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))})
-    # strict Mondrian on the presorted path reads atoms (distinct (QI, SA) tuples and their rows)
-    job.ctx["atoms"] = job.ctx["presorted"] and strict
+                    "presorted": presorted, "atoms": atoms},
+               check_data=check_data)
     return _publish(con, job, n_rows)
 
 
@@ -131,6 +141,7 @@ class _Job:
     strict: bool
     hierarchies: dict
     ctx: dict
+    check_data: object = None   # _check_data on a relation (with atoms: run on the atoms table)
 
 
 def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
@@ -206,7 +217,13 @@ class _Steps:
         """01_prepare: the dictionaries, then the codes read in one pass; (Dims, SA codes)."""
         job = self.job
         *prepare, read = templates.render(self.env, "mondrian/01_prepare.sql.j2", job.ctx)
-        self.run("01_prepare", prepare)
+        if job.ctx["atoms"]:  # the atoms first, then the data checks on them
+            self.run("01_prepare", prepare[:1])
+            job.check_data("sqlanon__mdr_atoms")
+            self.prof.mark("data checks on the atoms")
+            self.run("01_prepare", prepare[1:], first=2)
+        else:
+            self.run("01_prepare", prepare)
         _check_hierarchy_values(self.con, job.source, job.qi, job.spec)
         self.codes_by_rid, dims, sa_codes, self.weights = _read_codes(self.con, read, job.spec, job.sa is not None,
                                                                       job.ctx["atoms"])
@@ -342,17 +359,23 @@ def _qi_spec(con, source, cols, qi, hierarchies):
     return spec
 
 
-def _check_data(con, source, cols, qi, sa, k, l, diversity, c) -> int:
+def _check_data(con, source, cols, qi, sa, k, l, diversity, c, rel=None, weight=None) -> int:
     """Refuse NULLs (a Mondrian cut has no place for them: drop or impute such rows
     first), NaN and infinities in a floating-point QI (no median, NCP NaN), fewer
-    rows than k, and an SA column that is not l-diverse as a whole. Returns the row count."""
+    rows than k, and an SA column that is not l-diverse as a whole. Returns the row count.
+    Read from ``rel`` instead of the source when given, a row counting ``weight`` rows
+    (the atoms: the source's distinct (QI, SA) tuples with their row counts)."""
     checked = qi + ([sa] if sa is not None else [])
     floats = [x for x in qi if cols[x].upper() in ident.FLOAT_TYPES]
+
+    def rows(where: str = "") -> str:  # rows (that meet a condition)
+        return f"coalesce(sum({ident.quote(weight)}){where}, 0)" if weight else f"count(*){where}"
+
     nulls = con.execute(
-        "SELECT count(*), " + ", ".join(f"count(*) FILTER ({ident.quote(x)} IS NULL)" for x in checked)
-        + "".join(f", count(*) FILTER (WHERE NOT isfinite({ident.quote(x)}))" for x in floats)
+        f"SELECT {rows()}, " + ", ".join(rows(f" FILTER ({ident.quote(x)} IS NULL)") for x in checked)
+        + "".join(", " + rows(f" FILTER (WHERE NOT isfinite({ident.quote(x)}))") for x in floats)
         + (f", count(DISTINCT {ident.quote(sa)})" if sa is not None else "")
-        + f" FROM {ident.qualified(con, source)}").fetchall()[0]
+        + f" FROM {ident.quote(rel) if rel else ident.qualified(con, source)}").fetchall()[0]
     n_rows = int(nulls[0])
     for col, nn in zip(checked, nulls[1:1 + len(checked)]):
         if nn:
@@ -368,14 +391,15 @@ def _check_data(con, source, cols, qi, sa, k, l, diversity, c) -> int:
         raise SqlanonError(f"SA column {sa!r} of table {source!r} has {nulls[-1]} distinct values, fewer than "
                            f"l = {l}: no partition of it is l-diverse")
     if l is not None and diversity != "distinct":
-        _check_whole_table_diversity(con, source, sa, l, diversity, c)
+        _check_whole_table_diversity(con, source, sa, l, diversity, c, rel, rows())
     return n_rows
 
 
-def _check_whole_table_diversity(con, source, sa, l, diversity, c) -> None:
+def _check_whole_table_diversity(con, source, sa, l, diversity, c, rel=None, rows="count(*)") -> None:
     """Refuse an SA that is not entropy / recursive (c, l)-diverse as a whole (no partition of it is)."""
     counts = [r[0] for r in con.execute(
-        f"SELECT count(*) AS n FROM {ident.qualified(con, source)} GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
+        f"SELECT {rows} AS n FROM {ident.quote(rel) if rel else ident.qualified(con, source)} "
+        f"GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
     total = sum(counts)
     entropy = -sum(x / total * math.log(x / total) for x in counts)
     if diversity == "entropy" and entropy < math.log(l) - 1e-12:
