@@ -69,8 +69,12 @@ def _seg_exclusive_cumsum(flags: np.ndarray, starts: np.ndarray, seg: np.ndarray
 
 def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None = None, l: int | None = None,
               diversity: str = "distinct", c: float | None = None, t: float | None = None,
-              weights: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+              weights: np.ndarray | None = None, finals: list | None = None) -> tuple[np.ndarray, int]:
     """Each row's partition id (int64, rows in input order) and the number of levels.
+
+    ``finals``: a list to which each level appends its final partitions as (their rows,
+    grouped by partition; their ids; their row counts): per partition extents by
+    ``reduceat`` without sorting the rows again (``sqlanon.static``).
 
     ``weights``: each row stands for that many equal rows (an *atom*: the source rows
     with one QI tuple and SA value, counted once; strict only). A strict cut never
@@ -132,6 +136,8 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
             fin = ~open_
             fin_rows = np.repeat(fin, lens)
             out[order[fin_rows]] = np.repeat(pids[fin], lens[fin])
+            if finals is not None:
+                finals.append((order[fin_rows], pids[fin], lens[fin]))
             keep = ~fin_rows
             order, xo = order[keep], xo[keep]
             if so is not None:

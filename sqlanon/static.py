@@ -161,7 +161,8 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
         try:
             dims, sa_codes = steps.codes()
             pid, levels = mondrian.partition(dims, job.k, strict=job.strict, sa=sa_codes, l=job.l,
-                                             diversity=job.diversity, c=job.c, t=job.t, weights=steps.weights)
+                                             diversity=job.diversity, c=job.c, t=job.t, weights=steps.weights,
+                                             finals=steps.finals)
             prof.mark(f"partition tree, {levels} levels (numpy)")
             per_list, classes = steps.publish(dims, pid)
             checked = _verify(con, job, classes, steps.checked_table)
@@ -193,6 +194,7 @@ class _Steps:
         self.env = templates.environment()
         self.codes_by_rid: dict = {}
         self.weights = None  # with atoms: each atom's rows
+        self.finals: list = []  # the partitioner's final partitions, level by level (mondrian.partition)
         self.frames: dict = {}  # registered DataFrames, by name
         # what the check macros read: the published table, or (presorted) the frame it is a copy of
         self.checked_table = job.output
@@ -238,7 +240,7 @@ class _Steps:
         codes["pid"] = pid
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-        stats, cls_of_row = _class_stats(con, dims, pid, job.spec, self.weights)
+        stats, cls_of_row = _class_stats(con, dims, pid, job.spec, self.weights, self.finals)
         self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
         self.register("sqlanon__mdr_stats", stats)
         self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
@@ -461,12 +463,14 @@ def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
     return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes, weights
 
 
-def _class_stats(con, dims, pid: np.ndarray, spec, weights=None) -> tuple[pd.DataFrame, np.ndarray]:
+def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals) -> tuple[pd.DataFrame, np.ndarray]:
     """Per class (final partition, in partition id order): its id, rows (an atom counts
     ``weights`` rows), and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
     ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``) and its published
-    cell (``cell<i>``); and each row's class index (0.., in partition id order)."""
+    cell (``cell<i>``); and each row's class index (0.., in partition id order). The
+    extents are ``reduceat`` over the rows grouped by class as the partitioner left them
+    (``finals``: per level its final partitions' rows, ids and sizes)."""
     bit_qis = [c for c in spec if c["bits"]]
     values = {}
     if bit_qis:  # the values of each category with bits, in code order
@@ -477,18 +481,23 @@ def _class_stats(con, dims, pid: np.ndarray, spec, weights=None) -> tuple[pd.Dat
     present[pid] = True
     inv = (np.cumsum(present) - 1)[pid]  # class index, in partition id order
     ids = np.flatnonzero(present)
-    out = {"pid": ids, "n": np.bincount(inv, weights=weights, minlength=ids.size).astype(np.int64)}
+    rows = np.concatenate([f[0] for f in finals])          # rows grouped by class
+    seg_pid = np.concatenate([f[1] for f in finals])
+    seg_len = np.concatenate([f[2] for f in finals])
+    by_id = np.argsort(seg_pid)                             # the classes in partition id order
+    if not np.array_equal(seg_pid[by_id], ids) or rows.size != pid.size:
+        raise SqlanonError("internal error: the partitioner's final partitions do not cover the rows once "
+                           "(please report)")
+    starts = np.concatenate(([0], np.cumsum(seg_len)[:-1]))
+    n = seg_len if weights is None else np.add.reduceat(weights[rows], starts)
+    out = {"pid": ids, "n": n[by_id].astype(np.int64)}
     for c in spec:
-        r = dims.ranks[c["i"]]
+        r = dims.ranks[c["i"]][rows]
         if c["numeric"]:
-            lo = np.full(ids.size, np.iinfo(np.int32).max, dtype=np.int32)
-            hi = np.full(ids.size, -1, dtype=np.int32)
-            np.minimum.at(lo, inv, r)
-            np.maximum.at(hi, inv, r)
+            lo, hi = np.minimum.reduceat(r, starts)[by_id], np.maximum.reduceat(r, starts)[by_id]
             out[f"lo{c['i']}"], out[f"hi{c['i']}"] = dims.values[c["i"]][lo], dims.values[c["i"]][hi]
         elif c["bits"]:
-            bits = np.zeros(ids.size, dtype=np.int64)
-            np.bitwise_or.at(bits, inv, np.take(mondrian._POW2, r))
+            bits = np.bitwise_or.reduceat(np.left_shift(np.int64(1), r.astype(np.int64)), starts)[by_id]
             out[f"bits{c['i']}"] = bits
             out[f"cell{c['i']}"] = _set_cells(bits, values[c["i"]])
     return pd.DataFrame(out), inv
@@ -501,7 +510,7 @@ def _set_cells(bits: np.ndarray, values: list) -> np.ndarray:
     sets, inv = np.unique(bits, return_inverse=True)
     cells = []
     for s in sets.tolist():
-        present = [values[b] for b in range(62) if s >> b & 1]
+        present = [values[b] for b in range(len(values)) if s >> b & 1]
         cells.append(present[0] if len(present) == 1 else "{" + ",".join(present) + "}")
     return np.asarray(cells, dtype=object)[inv.reshape(-1)]
 
