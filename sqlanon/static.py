@@ -118,7 +118,7 @@ def anonymize(
                ctx={"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
                     "keep": [ident.quote(x) for x in keep], "out": ident.quote(output),
                     "eq_col": ident.quote(eq_class), "sa_type": cols[sa] if sa else None,
-                    "presorted": presorted, "atoms": atoms},
+                    "presorted": presorted, "atoms": atoms, "grouped": True},
                check_data=check_data)
     return _publish(con, job, n_rows)
 
@@ -249,9 +249,11 @@ class _Steps:
         classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
         self.run("03_publish", [classes])
         if job.ctx["presorted"]:
-            self.register("sqlanon__mdr_grp", _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights))
+            frame, job.ctx["grouped"] = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights)
+            self.register("sqlanon__mdr_grp", frame)
             self.checked_table = "sqlanon__mdr_out"
             self.prof.mark("output groups in class, SA order (numpy)")
+            rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[1:]  # (grouped or not)
         self.run("03_publish", rest, first=2)
         per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
         return per_list, len(stats)
@@ -515,7 +517,7 @@ def _set_cells(bits: np.ndarray, values: list) -> np.ndarray:
     return np.asarray(cells, dtype=object)[inv.reshape(-1)]
 
 
-def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None) -> pd.DataFrame:
+def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None):
     """The published rows as *groups*: one row per (class, SA value), in storage order
     (class, then SA code), with its number of rows ``sqlanon__n`` (an atom counts
     ``weights`` rows), as categorical columns: per QI the class's published cell (read
@@ -523,11 +525,23 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
     a number that casts back exactly) and the class number. 03_publish repeats each
     group ``sqlanon__n`` times (``sqlanon__mdr_out``, a view: one scan and an unnest,
     which keep the order: no join, no ORDER BY); rows of one class and SA value are
-    equal in the published table, so the row order within a group is no information."""
+    equal in the published table, so the row order within a group is no information.
+    When the groups are more than half as many as the rows (relaxed Mondrian's small
+    classes), the frame is the rows themselves (each group repeated here; no unnest).
+    Returns (the frame, whether it holds groups)."""
     n_sc = 1 if sc is None else int(sc.max()) + 1
     key = cls_of_row if sc is None else cls_of_row * n_sc + sc
-    keys, inv = np.unique(key, return_inverse=True)
-    reps = np.bincount(inv.reshape(-1), weights=weights, minlength=keys.size).astype(np.int64)
+    bins = (int(cls_of_row.max()) + 1) * n_sc
+    if bins <= 4 * key.size + 4096:  # (class, SA) counts in key order: no sort
+        reps = np.bincount(key, weights=weights, minlength=bins)
+        keys = np.flatnonzero(reps)
+        reps = reps[keys].astype(np.int64)
+    else:
+        keys, inv = np.unique(key, return_inverse=True)
+        reps = np.bincount(inv.reshape(-1), weights=weights, minlength=keys.size).astype(np.int64)
+    grouped = 2 * keys.size <= int(reps.sum())
+    if not grouped:
+        keys, reps = np.repeat(keys, reps), np.ones(int(reps.sum()), dtype=np.int64)
     cls = keys // n_sc
     cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
                         + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
@@ -542,8 +556,9 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
         out[job.sa] = pd.Categorical.from_codes((keys % n_sc).astype(np.int32),
                                                 categories=pd.Index(values, dtype=object))
     out[job.eq_class] = cls + 1
-    out["sqlanon__n"] = reps
-    return pd.DataFrame(out, copy=False)
+    if grouped:
+        out["sqlanon__n"] = reps
+    return pd.DataFrame(out, copy=False), grouped
 
 
 def _verify(con, job: _Job, classes: int, checked: str) -> dict:
