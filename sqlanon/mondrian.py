@@ -105,7 +105,7 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
     # row's QIs move as one block, and the picked QI's value is one gather
     xo = np.ascontiguousarray(ranks.astype(np.int16 if vmax <= np.iinfo(np.int16).max else np.int32, copy=False).T)
     as_rows = np.dtype((np.void, xo.dtype.itemsize * q))
-    so = sa                                   # SA codes of the active rows
+    so = sa if use_l or use_grid else None    # SA codes of the active rows (when a test reads them)
     lens = np.array([n], dtype=np.int64)      # per segment: rows
     pids = np.zeros(1, dtype=np.int64)        # per segment: partition id
     masks = np.zeros(1, dtype=np.int64)       # per segment: QIs with no allowable cut (bits)
