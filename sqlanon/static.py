@@ -172,8 +172,10 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
             engine.commit()
             prof.mark("COMMIT")
         except BaseException:
-            steps.unregister()
-            engine.rollback()
+            try:
+                engine.rollback()  # first: nothing else runs in an aborted transaction
+            finally:
+                steps.unregister()
             raise
     prof.report(f"anonymize {job.source!r} -> {job.output!r}")
     return AnonymizeResult(
@@ -305,6 +307,11 @@ def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
     if len(qi) > 62:  # a partition's masked QIs are the bits of an int64 (sqlanon/mondrian.py)
         raise SqlanonError(f"Mondrian takes at most 62 QI columns, got {len(qi)} for table {source!r}; "
                            "pass at most 62")
+    taken = [x for x in list(qi) + [sa, eq_class] + ([keep] if isinstance(keep, str) else list(keep))
+             if isinstance(x, str) and x.lower().startswith("sqlanon__")]
+    if taken:  # the working tables' columns (sql/mondrian/) are named so
+        raise SqlanonError(f"column {taken[0]!r} of table {source!r}: names starting with 'sqlanon__' are reserved for "
+                           "sqlanon's working columns; rename it in a view of the table")
     if sa is not None:
         _check_sa(con, source, cols, qi, sa, t)
     if not isinstance(eq_class, str) or not eq_class or eq_class in qi or eq_class == sa:

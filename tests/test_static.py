@@ -404,3 +404,24 @@ def test_sa_of_any_type_is_published_unchanged_in_storage_order(con, sa_type):
         "SELECT list(s ORDER BY s) FROM st_out").fetchall()
     stored = con.execute("SELECT eq_class, s FROM st_out").fetchall()
     assert stored == sorted(stored)
+
+
+def test_reserved_column_names_and_a_failed_statement_leave_the_connection_usable(con):
+    """A column named like the working columns is refused with a message; a statement that
+    fails inside the transaction rolls it back (the connection takes the next call)."""
+    con.execute("CREATE TABLE rz AS SELECT i % 7 AS sqlanon__n, 'x' || (i % 3) AS b, 'v' || (i % 4) AS s FROM range(100) r(i)")
+    with pytest.raises(SqlanonError, match="reserved"):
+        anonymize(con, "rz", qi=["sqlanon__n", "b"], sa="s", k=3)
+    con.execute("CREATE TABLE rz2 AS SELECT i % 7 AS a, 'x' || (i % 3) AS b, 'v' || (i % 4) AS s FROM range(100) r(i)")
+    broken = sqlanon.static.templates.render
+    def fail_publish(env, name, ctx):
+        out = broken(env, name, ctx)
+        return ["SELECT error('boom')"] + out[1:] if name.endswith("03_publish.sql.j2") else out
+    sqlanon.static.templates.render = fail_publish
+    try:
+        with pytest.raises(Exception, match="boom"):
+            anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3)
+    finally:
+        sqlanon.static.templates.render = broken
+    assert anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3).k >= 3
+
