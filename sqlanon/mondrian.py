@@ -62,33 +62,50 @@ def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _seg_exclusive_cumsum(flags: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.ndarray:
     """Per element, how many earlier elements of its segment are set."""
-    cs = np.cumsum(flags, dtype=np.int64)
+    cs = np.cumsum(flags, dtype=np.int64 if flags.size >= 2 ** 31 else np.int32)
     before = np.where(starts > 0, cs[starts - 1], 0)
     return cs - flags - before[seg]
 
 
 def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None = None, l: int | None = None,
-              diversity: str = "distinct", c: float | None = None, t: float | None = None) -> tuple[np.ndarray, int]:
-    """Each row's partition id (int64, rows in input order) and the number of levels."""
+              diversity: str = "distinct", c: float | None = None, t: float | None = None,
+              weights: np.ndarray | None = None, finals: list | None = None) -> tuple[np.ndarray, int]:
+    """Each row's partition id (int64, rows in input order) and the number of levels.
+
+    ``finals``: a list to which each level appends its final partitions as (their rows,
+    grouped by partition; their ids; their row counts): per partition extents by
+    ``reduceat`` without sorting the rows again (``sqlanon.static``).
+
+    ``weights``: each row stands for that many equal rows (an *atom*: the source rows
+    with one QI tuple and SA value, counted once; strict only). A strict cut never
+    separates rows with equal QI values, and every test reads counts (sizes, histograms
+    of the cut QI, SA counts) or sets of values, so the atoms get the partition ids
+    their rows would get, in fewer rows per level."""
     ranks = dims.ranks
     q, n = ranks.shape
     out = np.zeros(n, dtype=np.int64)
     if n == 0:
         return out, 0
+    if weights is not None and not strict:
+        raise ValueError("relaxed Mondrian deals single rows in row-id order: it takes no weights")
+    wo = None if weights is None else np.asarray(weights, dtype=np.int64)  # weights of the active rows
     numeric = [v is not None for v in dims.values]
     vmax = int(ranks.max()) + 1 if n else 1
     use_grid = t is not None or (l is not None and diversity != "distinct")
     use_l = l is not None and diversity == "distinct"
     n_sa = int(sa.max()) + 1 if sa is not None and n else 0
-    qdist = np.bincount(sa, minlength=n_sa) / n if t is not None else None
+    total = n if wo is None else int(wo.sum())
+    qdist = np.bincount(sa, weights=wo, minlength=n_sa) / total if t is not None else None
 
     # a category of <= 62 values: its distinct values per segment as the bits of an OR, in the
     # narrowest unsigned integer that holds them (less memory to move per level)
     small = [_bit_table(int(dims.nd[d])) if not numeric[d] and dims.nd[d] <= 62 else None for d in range(q)]
     order = np.arange(n, dtype=np.int64)      # active rows, grouped by segment
-    # (q, n_active) ranks of the active rows, same order (int16 when they fit: less to move)
-    xo = ranks.astype(np.int16) if vmax <= np.iinfo(np.int16).max else ranks
-    so = sa                                   # SA codes of the active rows
+    # (n_active, q) ranks of the active rows, same order, row-major (int16 when they fit): a
+    # row's QIs move as one block, and the picked QI's value is one gather
+    xo = np.ascontiguousarray(ranks.astype(np.int16 if vmax <= np.iinfo(np.int16).max else np.int32, copy=False).T)
+    as_rows = np.dtype((np.void, xo.dtype.itemsize * q))
+    so = sa if use_l or use_grid else None    # SA codes of the active rows (when a test reads them)
     lens = np.array([n], dtype=np.int64)      # per segment: rows
     pids = np.zeros(1, dtype=np.int64)        # per segment: partition id
     masks = np.zeros(1, dtype=np.int64)       # per segment: QIs with no allowable cut (bits)
@@ -96,52 +113,58 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
     levels = 0
     while lens.size:
         levels += 1
-        starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
+        starts = _starts(lens)
         P = lens.size
         # 1. widths of every QI per segment; pick the widest unmasked
         w = np.full((q, P), -1.0)
         for d in range(q):
             free = (masks >> d) & 1 == 0
+            col = xo[:, d]
             if numeric[d]:
-                lo = np.minimum.reduceat(xo[d], starts)
-                hi = np.maximum.reduceat(xo[d], starts)
+                lo = np.minimum.reduceat(col, starts)
+                hi = np.maximum.reduceat(col, starts)
                 vals = dims.values[d]
                 w[d] = np.where((hi > lo) & free, (vals[hi] - vals[lo]) / (dims.range_[d] or 1.0), -1.0)
             else:
-                nd = _distinct_per_segment(xo[d], starts, lens, small[d])
+                nd = _distinct_per_segment(col, starts, lens, small[d])
                 w[d] = np.where((nd > 1) & free, nd / dims.nd[d], -1.0)
         dim = np.argmax(w, axis=0)
         best_w = w[dim, np.arange(P)]
-        open_ = (lens >= 2 * k) & (best_w > 0)
-        seg_of_row = np.repeat(np.arange(P), lens)
+        sizes = lens if wo is None else np.add.reduceat(wo, starts)  # rows per segment
+        open_ = (sizes >= 2 * k) & (best_w > 0)
         if not open_.all():  # final segments leave the working set
-            fin_rows = ~open_[seg_of_row]
-            out[order[fin_rows]] = pids[seg_of_row[fin_rows]]
+            fin = ~open_
+            fin_rows = np.repeat(fin, lens)
+            out[order[fin_rows]] = np.repeat(pids[fin], lens[fin])
+            if finals is not None:
+                finals.append((order[fin_rows], pids[fin], lens[fin]))
             keep = ~fin_rows
-            order, xo = order[keep], np.compress(keep, xo, axis=1)
+            order, xo = order[keep], xo[keep]
             if so is not None:
                 so = so[keep]
-            lens, pids, masks, dim = lens[open_], pids[open_], masks[open_], dim[open_]
+            if wo is not None:
+                wo = wo[keep]
+            lens, pids, masks, dim, sizes = lens[open_], pids[open_], masks[open_], dim[open_], sizes[open_]
             if not lens.size:
                 break
             P = lens.size
-            starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
-            seg_of_row = np.repeat(np.arange(P), lens)
+            starts = _starts(lens)
         m = order.size
-        ar = np.arange(m)
-        xv = np.take(xo.reshape(-1), dim[seg_of_row] * m + ar).astype(np.int64)
+        seg_of_row = np.repeat(np.arange(P), lens)
+        xv = np.take(xo.reshape(-1), np.arange(0, m * q, q) + np.repeat(dim, lens)).astype(np.int64)
         # 2. the histogram of (segment, value) on the picked QI, in (segment, value) order
-        e_seg, e_val, e_cnt, e_first, row_entry = _histogram(seg_of_row, xv, P, vmax, need_rows=use_grid)
+        e_seg, e_val, e_cnt, e_first, row_entry = _histogram(seg_of_row, xv, starts, lens, vmax, need_rows=use_grid,
+                                                             weights=wo)
         cum = np.cumsum(e_cnt)
         before = np.where(e_first > 0, cum[e_first - 1], 0)
         cum = cum - before[e_seg]                   # rows of the segment with value <= e_val
-        n_e = lens[e_seg]
+        n_e = sizes[e_seg]
         if strict:
             ok = (cum >= k) & (n_e - cum >= k)
             if use_l:
                 ok &= _distinct_sides_ok(seg_of_row, so, xv, P, n_sa, l, e_seg, e_val, e_first, vmax)
             if use_grid:
-                ok &= _grid_ok(ok, row_entry, so, starts, n_sa, e_seg, e_first, cum, n_e, l, diversity, c, t, qdist)
+                ok &= _grid_ok(ok, row_entry, so, starts, n_sa, e_seg, e_first, cum, n_e, l, diversity, c, t, qdist, wo)
             key = np.where(ok, np.abs(2 * cum - n_e) * vmax + e_val, _BIG)
             bestkey = np.minimum.reduceat(key, e_first)
             has = bestkey < _BIG
@@ -160,24 +183,30 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         lid[cut_idx[np.argsort(pids[cut_idx], kind="stable")]] = nxt + 2 * np.arange(cut_idx.size)
         nxt += 2 * cut_idx.size
         masks = np.where(has, 0, masks | (np.int64(1) << dim.astype(np.int64)))
-        cvr = cv[seg_of_row]
+        cvr = np.repeat(np.where(has, cv, np.iinfo(np.int64).max), lens)  # an uncut segment: all rows left
         if strict:
             left = xv <= cvr
         else:
             tie = xv == cvr
-            left = (xv < cvr) | (tie & (_seg_exclusive_cumsum(tie, starts, seg_of_row) < take[seg_of_row]))
-        left |= ~has[seg_of_row]
-        n_left = np.bincount(seg_of_row, weights=left, minlength=P).astype(np.int64)
-        rank_l = _seg_exclusive_cumsum(left, starts, seg_of_row)
-        rank_r = ar - starts[seg_of_row] - rank_l
-        newpos = starts[seg_of_row] + np.where(left, rank_l, n_left[seg_of_row] + rank_r)
+            left = (xv < cvr) | (tie & (_seg_exclusive_cumsum(tie, starts, seg_of_row) < np.repeat(take, lens)))
+        # each segment's left rows, then its right rows, each in their order: row j of all left
+        # rows goes to j + (right rows of the earlier segments), row j of the right rows to
+        # j + (left rows of this and the earlier segments)
+        cl = np.cumsum(left, dtype=np.int64 if m >= 2 ** 31 else np.int32)
+        l_incl = cl[starts + lens - 1].astype(np.int64)
+        n_left = np.diff(l_incl, prepend=0)
+        n_right = lens - n_left
+        idx_l, idx_r = np.flatnonzero(left), np.flatnonzero(~left)
         inv = np.empty(m, dtype=np.int64)
-        inv[newpos] = ar
-        order, xo = np.take(order, inv), np.take(xo, inv, axis=1)
+        inv[np.arange(idx_l.size) + np.repeat(np.cumsum(n_right) - n_right, n_left)] = idx_l
+        inv[np.arange(idx_r.size) + np.repeat(l_incl, n_right)] = idx_r
+        order = np.take(order, inv)
+        xo = np.take(xo.view(as_rows).reshape(-1), inv).view(xo.dtype).reshape(m, q)
         if so is not None:
             so = np.take(so, inv)
+        if wo is not None:
+            wo = np.take(wo, inv)
         # new segment list: a cut segment becomes (left, right), the others stay
-        n_right = lens - n_left
         two = has.astype(np.int64) + 1
         rep = np.repeat(np.arange(P), two)
         is_right = np.zeros(rep.size, dtype=bool)
@@ -186,6 +215,13 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         pids = np.where(has[rep], lid[rep] + is_right, pids[rep])
         masks = masks[rep]
     return out, levels
+
+
+def _starts(lens: np.ndarray) -> np.ndarray:
+    """Each segment's first row."""
+    starts = np.zeros(lens.size, dtype=np.int64)
+    np.cumsum(lens[:-1], out=starts[1:])
+    return starts
 
 
 _POW2 = np.left_shift(np.int64(1), np.arange(63, dtype=np.int64))
@@ -207,30 +243,46 @@ def _popcount(bits: np.ndarray) -> np.ndarray:
 def _distinct_per_segment(x: np.ndarray, starts: np.ndarray, lens: np.ndarray, small: np.ndarray | None) -> np.ndarray:
     """Distinct values of x per segment (small: the bit table of a QI of <= 62 values,
     counted as the bits of an OR)."""
-    if small is not None:
-        return _popcount(np.bitwise_or.reduceat(np.take(small, x), starts)).astype(np.float64)
+    if small is not None:  # 2^x by a shift (no gather)
+        bits = np.left_shift(small[0], x, dtype=small.dtype, casting="unsafe")
+        return _popcount(np.bitwise_or.reduceat(bits, starts)).astype(np.float64)
     v = int(x.max()) + 1
     seg = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
     u = np.unique(seg * v + x)
     return np.bincount(u // v, minlength=lens.size).astype(np.float64)
 
 
-def _histogram(seg, xv, P, vmax, need_rows):
+def _histogram(seg, xv, starts, lens, vmax, need_rows, weights=None):
     """Entries (segment, value, count) sorted by (segment, value), each segment's
-    first entry, and (when need_rows) each row's entry index."""
-    key = seg.astype(np.int64) * vmax + xv
-    if P * vmax <= _DENSE_PER_ROW * seg.size + 4096:
-        cnt = np.bincount(key, minlength=P * vmax)
+    first entry, and (when need_rows) each row's entry index; a row counts
+    ``weights[row]`` times when weights are given. Dense: one bin per value between
+    the segment's lowest and highest value (``bincount``); else sorted keys."""
+    P = lens.size
+    lo = np.minimum.reduceat(xv, starts)
+    span = np.maximum.reduceat(xv, starts) - lo + 1
+    bins = int(span.sum())
+    if bins <= _DENSE_PER_ROW * seg.size + 4096:
+        shift = np.cumsum(span) - span - lo      # a segment's first bin, less its lowest value
+        key = np.repeat(shift, lens) + xv
+        cnt = np.bincount(key, minlength=bins)
         nz = np.flatnonzero(cnt)
         row_entry = (np.cumsum(cnt > 0) - 1)[key] if need_rows else None
-        e_cnt = cnt[nz]
-        keys = nz
-    else:
-        if need_rows:
-            keys, row_entry, e_cnt = np.unique(key, return_inverse=True, return_counts=True)
-        else:
-            keys, e_cnt = np.unique(key, return_counts=True)
+        e_cnt = cnt[nz] if weights is None else np.bincount(key, weights=weights, minlength=bins)[nz]
+        e_seg = np.repeat(np.arange(P), span)[nz]
+        e_val = nz - shift[e_seg]
+        e_first = np.flatnonzero(np.concatenate(([True], e_seg[1:] != e_seg[:-1])))
+        return e_seg, e_val, e_cnt.astype(np.int64), e_first, row_entry
+    key = seg.astype(np.int64) * vmax + xv
+    if need_rows or weights is not None:
+        keys, row_entry, e_cnt = np.unique(key, return_inverse=True, return_counts=True)
+        row_entry = row_entry.reshape(-1)
+        if weights is not None:
+            e_cnt = np.bincount(row_entry, weights=weights, minlength=keys.size)
+        if not need_rows:
             row_entry = None
+    else:
+        keys, e_cnt = np.unique(key, return_counts=True)
+        row_entry = None
     e_seg, e_val = keys // vmax, keys % vmax
     e_first = np.flatnonzero(np.concatenate(([True], e_seg[1:] != e_seg[:-1])))
     return e_seg, e_val, e_cnt.astype(np.int64), e_first, row_entry
@@ -268,7 +320,7 @@ def _distinct_sides_ok(seg, sa, xv, P, n_sa, l, e_seg, e_val, e_first, vmax):
     return (left_d >= l) & (total - upto_max >= l)
 
 
-def _grid_ok(cand, row_entry, sa, starts, n_sa, e_seg, e_first, cum, n_e, l, diversity, c, t, qdist):
+def _grid_ok(cand, row_entry, sa, starts, n_sa, e_seg, e_first, cum, n_e, l, diversity, c, t, qdist, weights=None):
     """Entropy / recursive (c, l)-diversity and t-closeness (equal distance) of both
     sides of every candidate cut, from the (candidate cut x SA value) counts; done in
     chunks of whole segments so that the grid stays under _GRID_CELLS cells."""
@@ -286,7 +338,8 @@ def _grid_ok(cand, row_entry, sa, starts, n_sa, e_seg, e_first, cum, n_e, l, div
         b = bounds[j]
         r0, r1 = row_bounds[i], row_bounds[j]
         cells = (row_entry[r0:r1] - a) * n_sa + sa[r0:r1]
-        g = np.bincount(cells, minlength=(b - a) * n_sa).reshape(b - a, n_sa)
+        g = np.bincount(cells, weights=None if weights is None else weights[r0:r1],
+                        minlength=(b - a) * n_sa).reshape(b - a, n_sa)
         csum = np.cumsum(g, axis=0)
         seg_local = e_seg[a:b] - e_seg[a]
         firsts = bounds[i:j] - a

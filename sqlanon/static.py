@@ -101,13 +101,25 @@ def anonymize(
     keep, output = _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output)
     spec = _qi_spec(con, source, cols, qi, hierarchies)
     given = dict(hierarchies or {})
-    n_rows = _check_data(con, source, cols, qi, sa, k, l, diversity, c)
+    presorted = not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))
+    atoms = presorted and strict  # strict Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
+
+    def check_data(rel: str | None = None) -> int:
+        """_check_data on the source, or with atoms on the atoms table (its rows counted by sqlanon__n)."""
+        return _check_data(con, source, cols, qi, sa, k, l, diversity, c, rel=rel,
+                           weight="sqlanon__n" if rel else None)
+
+    if atoms:  # checked on the atoms, inside the transaction (one scan of the source fewer)
+        n_rows = con.execute(f"SELECT count(*) FROM {ident.qualified(con, source)}").fetchall()[0][0]
+    else:
+        n_rows = check_data()
     job = _Job(source=source, output=output, qi=qi, sa=sa, eq_class=eq_class, spec=spec, k=k, l=l, t=t,
                diversity=diversity, c=c, strict=strict, hierarchies=given,
                ctx={"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
                     "keep": [ident.quote(x) for x in keep], "out": ident.quote(output),
                     "eq_col": ident.quote(eq_class), "sa_type": cols[sa] if sa else None,
-                    "presorted": not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))})
+                    "presorted": presorted, "atoms": atoms, "grouped": True},
+               check_data=check_data)
     return _publish(con, job, n_rows)
 
 
@@ -129,6 +141,7 @@ class _Job:
     strict: bool
     hierarchies: dict
     ctx: dict
+    check_data: object = None   # _check_data on a relation (with atoms: run on the atoms table)
 
 
 def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
@@ -148,7 +161,8 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
         try:
             dims, sa_codes = steps.codes()
             pid, levels = mondrian.partition(dims, job.k, strict=job.strict, sa=sa_codes, l=job.l,
-                                             diversity=job.diversity, c=job.c, t=job.t)
+                                             diversity=job.diversity, c=job.c, t=job.t, weights=steps.weights,
+                                             finals=steps.finals)
             prof.mark(f"partition tree, {levels} levels (numpy)")
             per_list, classes = steps.publish(dims, pid)
             checked = _verify(con, job, classes, steps.checked_table)
@@ -158,8 +172,10 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
             engine.commit()
             prof.mark("COMMIT")
         except BaseException:
-            steps.unregister()
-            engine.rollback()
+            try:
+                engine.rollback()  # first: nothing else runs in an aborted transaction
+            finally:
+                steps.unregister()
             raise
     prof.report(f"anonymize {job.source!r} -> {job.output!r}")
     return AnonymizeResult(
@@ -179,6 +195,8 @@ class _Steps:
         self.con, self.job, self.prof = con, job, prof
         self.env = templates.environment()
         self.codes_by_rid: dict = {}
+        self.weights = None  # with atoms: each atom's rows
+        self.finals: list = []  # the partitioner's final partitions, level by level (mondrian.partition)
         self.frames: dict = {}  # registered DataFrames, by name
         # what the check macros read: the published table, or (presorted) the frame it is a copy of
         self.checked_table = job.output
@@ -203,9 +221,16 @@ class _Steps:
         """01_prepare: the dictionaries, then the codes read in one pass; (Dims, SA codes)."""
         job = self.job
         *prepare, read = templates.render(self.env, "mondrian/01_prepare.sql.j2", job.ctx)
-        self.run("01_prepare", prepare)
+        if job.ctx["atoms"]:  # the atoms first, then the data checks on them
+            self.run("01_prepare", prepare[:1])
+            job.check_data("sqlanon__mdr_atoms")
+            self.prof.mark("data checks on the atoms")
+            self.run("01_prepare", prepare[1:], first=2)
+        else:
+            self.run("01_prepare", prepare)
         _check_hierarchy_values(self.con, job.source, job.qi, job.spec)
-        self.codes_by_rid, dims, sa_codes = _read_codes(self.con, read, job.spec, job.sa is not None)
+        self.codes_by_rid, dims, sa_codes, self.weights = _read_codes(self.con, read, job.spec, job.sa is not None,
+                                                                      job.ctx["atoms"])
         self.prof.mark("read the codes (numpy)")
         return dims, sa_codes
 
@@ -217,7 +242,7 @@ class _Steps:
         codes["pid"] = pid
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-        stats, cls_of_row = _class_stats(con, dims, pid, job.spec)
+        stats, cls_of_row = _class_stats(con, dims, pid, job.spec, self.weights, self.finals)
         self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
         self.register("sqlanon__mdr_stats", stats)
         self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
@@ -226,9 +251,11 @@ class _Steps:
         classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
         self.run("03_publish", [classes])
         if job.ctx["presorted"]:
-            self.register("sqlanon__mdr_out", _output_frame(con, job, cls_of_row, codes.get("sc")))
+            frame, job.ctx["grouped"] = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights)
+            self.register("sqlanon__mdr_grp", frame)
             self.checked_table = "sqlanon__mdr_out"
-            self.prof.mark("output rows in class, SA order (numpy)")
+            self.prof.mark("output groups in class, SA order (numpy)")
+            rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[1:]  # (grouped or not)
         self.run("03_publish", rest, first=2)
         per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
         return per_list, len(stats)
@@ -280,6 +307,11 @@ def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
     if len(qi) > 62:  # a partition's masked QIs are the bits of an int64 (sqlanon/mondrian.py)
         raise SqlanonError(f"Mondrian takes at most 62 QI columns, got {len(qi)} for table {source!r}; "
                            "pass at most 62")
+    taken = [x for x in list(qi) + [sa, eq_class] + ([keep] if isinstance(keep, str) else list(keep))
+             if isinstance(x, str) and x.lower().startswith("sqlanon__")]
+    if taken:  # the working tables' columns (sql/mondrian/) are named so
+        raise SqlanonError(f"column {taken[0]!r} of table {source!r}: names starting with 'sqlanon__' are reserved for "
+                           "sqlanon's working columns; rename it in a view of the table")
     if sa is not None:
         _check_sa(con, source, cols, qi, sa, t)
     if not isinstance(eq_class, str) or not eq_class or eq_class in qi or eq_class == sa:
@@ -338,17 +370,23 @@ def _qi_spec(con, source, cols, qi, hierarchies):
     return spec
 
 
-def _check_data(con, source, cols, qi, sa, k, l, diversity, c) -> int:
+def _check_data(con, source, cols, qi, sa, k, l, diversity, c, rel=None, weight=None) -> int:
     """Refuse NULLs (a Mondrian cut has no place for them: drop or impute such rows
     first), NaN and infinities in a floating-point QI (no median, NCP NaN), fewer
-    rows than k, and an SA column that is not l-diverse as a whole. Returns the row count."""
+    rows than k, and an SA column that is not l-diverse as a whole. Returns the row count.
+    Read from ``rel`` instead of the source when given, a row counting ``weight`` rows
+    (the atoms: the source's distinct (QI, SA) tuples with their row counts)."""
     checked = qi + ([sa] if sa is not None else [])
     floats = [x for x in qi if cols[x].upper() in ident.FLOAT_TYPES]
+
+    def rows(where: str = "") -> str:  # rows (that meet a condition)
+        return f"coalesce(sum({ident.quote(weight)}){where}, 0)" if weight else f"count(*){where}"
+
     nulls = con.execute(
-        "SELECT count(*), " + ", ".join(f"count(*) FILTER ({ident.quote(x)} IS NULL)" for x in checked)
-        + "".join(f", count(*) FILTER (WHERE NOT isfinite({ident.quote(x)}))" for x in floats)
+        f"SELECT {rows()}, " + ", ".join(rows(f" FILTER ({ident.quote(x)} IS NULL)") for x in checked)
+        + "".join(", " + rows(f" FILTER (WHERE NOT isfinite({ident.quote(x)}))") for x in floats)
         + (f", count(DISTINCT {ident.quote(sa)})" if sa is not None else "")
-        + f" FROM {ident.qualified(con, source)}").fetchall()[0]
+        + f" FROM {ident.quote(rel) if rel else ident.qualified(con, source)}").fetchall()[0]
     n_rows = int(nulls[0])
     for col, nn in zip(checked, nulls[1:1 + len(checked)]):
         if nn:
@@ -364,14 +402,15 @@ def _check_data(con, source, cols, qi, sa, k, l, diversity, c) -> int:
         raise SqlanonError(f"SA column {sa!r} of table {source!r} has {nulls[-1]} distinct values, fewer than "
                            f"l = {l}: no partition of it is l-diverse")
     if l is not None and diversity != "distinct":
-        _check_whole_table_diversity(con, source, sa, l, diversity, c)
+        _check_whole_table_diversity(con, source, sa, l, diversity, c, rel, rows())
     return n_rows
 
 
-def _check_whole_table_diversity(con, source, sa, l, diversity, c) -> None:
+def _check_whole_table_diversity(con, source, sa, l, diversity, c, rel=None, rows="count(*)") -> None:
     """Refuse an SA that is not entropy / recursive (c, l)-diverse as a whole (no partition of it is)."""
     counts = [r[0] for r in con.execute(
-        f"SELECT count(*) AS n FROM {ident.qualified(con, source)} GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
+        f"SELECT {rows} AS n FROM {ident.quote(rel) if rel else ident.qualified(con, source)} "
+        f"GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
     total = sum(counts)
     entropy = -sum(x / total * math.log(x / total) for x in counts)
     if diversity == "entropy" and entropy < math.log(l) - 1e-12:
@@ -397,15 +436,23 @@ def _check_hierarchy_values(con, source, qi, spec) -> None:
                     f"(SELECT {ident.quote(col['hfirst'])} FROM {col['hier']})")
 
 
-def _read_codes(con, query: str, spec, with_sa: bool):
+def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
     """The partitioner's input, read in one pass: ``query`` (01_prepare's last statement)
-    gives rid, x0.. (codes) and sc (SA code). Returns the columns in row-id order
-    (rid, x0.., sc, as 03_publish reads them back), the QIs in rank form, the SA codes."""
+    gives rid, x0.. (codes) and sc (SA code), or with atoms n (rows of the atom) instead
+    of rid. Returns the columns in row-id order (rid, x0.., sc, as 03_publish reads them
+    back; with atoms in the order read, n instead of rid), the QIs in rank form, the SA
+    codes and (with atoms) the weights."""
     got = con.execute(query).fetchnumpy()
-    rid = np.asarray(got["rid"], dtype=np.int64)
-    n = rid.size
-    at = rid - 1  # rid is 1..n: each row's place in row-id order
-    codes = {"rid": np.arange(1, n + 1, dtype=np.int64)}
+    if atoms:
+        weights = np.asarray(got["n"], dtype=np.int64)
+        n = weights.size
+        at = slice(None)
+        codes = {"n": weights}
+    else:
+        rid = np.asarray(got["rid"], dtype=np.int64)
+        n, weights = rid.size, None
+        at = rid - 1  # rid is 1..n: each row's place in row-id order
+        codes = {"rid": np.arange(1, n + 1, dtype=np.int64)}
     ranks = np.empty((len(spec), n), dtype=np.int32)
     values, range_, nd = [], [], []
     for c in spec:
@@ -422,14 +469,17 @@ def _read_codes(con, query: str, spec, with_sa: bool):
         sa_codes = np.empty(n, dtype=np.int64)
         sa_codes[at] = np.asarray(got["sc"], dtype=np.int64)
         codes["sc"] = sa_codes
-    return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes
+    return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes, weights
 
 
-def _class_stats(con, dims, pid: np.ndarray, spec) -> tuple[pd.DataFrame, np.ndarray]:
-    """Per class (final partition, in partition id order): its id, rows, and per QI with
+def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals) -> tuple[pd.DataFrame, np.ndarray]:
+    """Per class (final partition, in partition id order): its id, rows (an atom counts
+    ``weights`` rows), and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
     ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``) and its published
-    cell (``cell<i>``); and each row's class index (0.., in partition id order)."""
+    cell (``cell<i>``); and each row's class index (0.., in partition id order). The
+    extents are ``reduceat`` over the rows grouped by class as the partitioner left them
+    (``finals``: per level its final partitions' rows, ids and sizes)."""
     bit_qis = [c for c in spec if c["bits"]]
     values = {}
     if bit_qis:  # the values of each category with bits, in code order
@@ -440,18 +490,23 @@ def _class_stats(con, dims, pid: np.ndarray, spec) -> tuple[pd.DataFrame, np.nda
     present[pid] = True
     inv = (np.cumsum(present) - 1)[pid]  # class index, in partition id order
     ids = np.flatnonzero(present)
-    out = {"pid": ids, "n": np.bincount(inv, minlength=ids.size)}
+    rows = np.concatenate([f[0] for f in finals])          # rows grouped by class
+    seg_pid = np.concatenate([f[1] for f in finals])
+    seg_len = np.concatenate([f[2] for f in finals])
+    by_id = np.argsort(seg_pid)                             # the classes in partition id order
+    if not np.array_equal(seg_pid[by_id], ids) or rows.size != pid.size:
+        raise SqlanonError("internal error: the partitioner's final partitions do not cover the rows once "
+                           "(please report)")
+    starts = np.concatenate(([0], np.cumsum(seg_len)[:-1]))
+    n = seg_len if weights is None else np.add.reduceat(weights[rows], starts)
+    out = {"pid": ids, "n": n[by_id].astype(np.int64)}
     for c in spec:
-        r = dims.ranks[c["i"]]
+        r = dims.ranks[c["i"]][rows]
         if c["numeric"]:
-            lo = np.full(ids.size, np.iinfo(np.int32).max, dtype=np.int32)
-            hi = np.full(ids.size, -1, dtype=np.int32)
-            np.minimum.at(lo, inv, r)
-            np.maximum.at(hi, inv, r)
+            lo, hi = np.minimum.reduceat(r, starts)[by_id], np.maximum.reduceat(r, starts)[by_id]
             out[f"lo{c['i']}"], out[f"hi{c['i']}"] = dims.values[c["i"]][lo], dims.values[c["i"]][hi]
         elif c["bits"]:
-            bits = np.zeros(ids.size, dtype=np.int64)
-            np.bitwise_or.at(bits, inv, np.take(mondrian._POW2, r))
+            bits = np.bitwise_or.reduceat(np.left_shift(np.int64(1), r.astype(np.int64)), starts)[by_id]
             out[f"bits{c['i']}"] = bits
             out[f"cell{c['i']}"] = _set_cells(bits, values[c["i"]])
     return pd.DataFrame(out), inv
@@ -464,20 +519,37 @@ def _set_cells(bits: np.ndarray, values: list) -> np.ndarray:
     sets, inv = np.unique(bits, return_inverse=True)
     cells = []
     for s in sets.tolist():
-        present = [values[b] for b in range(62) if s >> b & 1]
+        present = [values[b] for b in range(len(values)) if s >> b & 1]
         cells.append(present[0] if len(present) == 1 else "{" + ",".join(present) + "}")
     return np.asarray(cells, dtype=object)[inv.reshape(-1)]
 
 
-def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None) -> pd.DataFrame:
-    """The published rows, already in their storage order (class, then SA code, then row
-    id: a stable sort of one integer key), as categorical columns: per QI the class's
-    published cell (read from ``sqlanon__mdr_cls``, one row per class), the SA value (its
-    text: VARCHAR, or a number that casts back exactly) and the class number. 03_publish
-    copies it with one scan, which keeps the order (no join, no ORDER BY)."""
-    key = cls_of_row if sc is None else cls_of_row * (int(sc.max()) + 1) + sc
-    perm = np.argsort(key, kind="stable")
-    cls = cls_of_row[perm]
+def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None):
+    """The published rows as *groups*: one row per (class, SA value), in storage order
+    (class, then SA code), with its number of rows ``sqlanon__n`` (an atom counts
+    ``weights`` rows), as categorical columns: per QI the class's published cell (read
+    from ``sqlanon__mdr_cls``, one row per class), the SA value (its text: VARCHAR, or
+    a number that casts back exactly) and the class number. 03_publish repeats each
+    group ``sqlanon__n`` times (``sqlanon__mdr_out``, a view: one scan and an unnest,
+    which keep the order: no join, no ORDER BY); rows of one class and SA value are
+    equal in the published table, so the row order within a group is no information.
+    When the groups are more than half as many as the rows (relaxed Mondrian's small
+    classes), the frame is the rows themselves (each group repeated here; no unnest).
+    Returns (the frame, whether it holds groups)."""
+    n_sc = 1 if sc is None else int(sc.max()) + 1
+    key = cls_of_row if sc is None else cls_of_row * n_sc + sc
+    bins = (int(cls_of_row.max()) + 1) * n_sc
+    if bins <= 4 * key.size + 4096:  # (class, SA) counts in key order: no sort
+        reps = np.bincount(key, weights=weights, minlength=bins)
+        keys = np.flatnonzero(reps)
+        reps = reps[keys].astype(np.int64)
+    else:
+        keys, inv = np.unique(key, return_inverse=True)
+        reps = np.bincount(inv.reshape(-1), weights=weights, minlength=keys.size).astype(np.int64)
+    grouped = 2 * keys.size <= int(reps.sum())
+    if not grouped:
+        keys, reps = np.repeat(keys, reps), np.ones(int(reps.sum()), dtype=np.int64)
+    cls = keys // n_sc
     cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
                         + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
                         + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy()
@@ -488,9 +560,12 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None)
                                                         categories=pd.Index(uniques, dtype=object))
     if sc is not None:
         values = con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
-        out[job.sa] = pd.Categorical.from_codes(sc[perm].astype(np.int32), categories=pd.Index(values, dtype=object))
+        out[job.sa] = pd.Categorical.from_codes((keys % n_sc).astype(np.int32),
+                                                categories=pd.Index(values, dtype=object))
     out[job.eq_class] = cls + 1
-    return pd.DataFrame(out, copy=False)
+    if grouped:
+        out["sqlanon__n"] = reps
+    return pd.DataFrame(out, copy=False), grouped
 
 
 def _verify(con, job: _Job, classes: int, checked: str) -> dict:

@@ -135,6 +135,22 @@ def test_partitioner_matches_reference(spec, data, k, l, strict, t, div, wide, d
     for i, p in enumerate(pid.tolist()):
         groups.setdefault(p, []).append(i)
     assert sorted(groups.values()) == ref
+    if strict:  # the same rows as atoms (one per QI tuple and SA value, weighted by its rows): the same ids
+        dims = _dims(rows, numeric)
+        keys = [tuple(dims.ranks[:, i].tolist()) + (codes[sas[i]],) for i in range(n)]
+        atoms = sorted(set(keys), key=lambda a: data.draw(st.integers(0, 3), label="shuffle"))
+        at = {a: j for j, a in enumerate(atoms)}
+        weights = np.bincount([at[key] for key in keys], minlength=len(atoms))
+        adims = mondrian_np.Dims(np.array([a[:-1] for a in atoms], dtype=np.int32).reshape(len(atoms), q).T.copy(),
+                                 dims.values, dims.range_, dims.nd)
+        if not dense:
+            mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS = -10 ** 9, 7
+        try:
+            apid, _ = mondrian_np.partition(adims, k, strict=True, sa=np.array([a[-1] for a in atoms]), l=l,
+                                            diversity=diversity, c=c, t=t, weights=weights)
+        finally:
+            mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS = saved
+        assert [apid[at[key]] for key in keys] == pid.tolist()
 
 
 def _check_against_reference(spec, data, k, l, strict, t, div):
@@ -182,6 +198,14 @@ def _check_against_reference(spec, data, k, l, strict, t, div):
         con.execute("CREATE VIEW g AS SELECT t.*, o.eq_class FROM t JOIN o USING (id)")
         assert r.ncp == pytest.approx(con.execute("SELECT ncp FROM sqlanon_ncp('g', ?, 'eq_class')", [qi]).fetchall()[0][0])
         assert r.classes == len(ref)
+        # without the kept id: strict reads atoms (distinct QI, SA tuples) and publishes groups;
+        # the same rows and classes, stored by (eq_class, SA)
+        r2 = anonymize(con, "t", qi=qi, sa="s", k=k, l=l, t=t, strict=strict, output="o2", diversity=diversity, c=c)
+        cols = ", ".join(qi + ["s", "eq_class"])
+        stored = con.execute(f"SELECT {cols} FROM o2").fetchall()
+        assert sorted(stored) == sorted(con.execute(f"SELECT {cols} FROM o").fetchall())
+        assert [(x[-1], x[-2]) for x in stored] == sorted((x[-1], x[-2]) for x in stored)
+        assert (r2.k, r2.classes, r2.ncp, r2.distinct_l) == (r.k, r.classes, r.ncp, r.distinct_l)
     finally:
         con.close()
 
@@ -380,3 +404,24 @@ def test_sa_of_any_type_is_published_unchanged_in_storage_order(con, sa_type):
         "SELECT list(s ORDER BY s) FROM st_out").fetchall()
     stored = con.execute("SELECT eq_class, s FROM st_out").fetchall()
     assert stored == sorted(stored)
+
+
+def test_reserved_column_names_and_a_failed_statement_leave_the_connection_usable(con):
+    """A column named like the working columns is refused with a message; a statement that
+    fails inside the transaction rolls it back (the connection takes the next call)."""
+    con.execute("CREATE TABLE rz AS SELECT i % 7 AS sqlanon__n, 'x' || (i % 3) AS b, 'v' || (i % 4) AS s FROM range(100) r(i)")
+    with pytest.raises(SqlanonError, match="reserved"):
+        anonymize(con, "rz", qi=["sqlanon__n", "b"], sa="s", k=3)
+    con.execute("CREATE TABLE rz2 AS SELECT i % 7 AS a, 'x' || (i % 3) AS b, 'v' || (i % 4) AS s FROM range(100) r(i)")
+    broken = sqlanon.static.templates.render
+    def fail_publish(env, name, ctx):
+        out = broken(env, name, ctx)
+        return ["SELECT error('boom')"] + out[1:] if name.endswith("03_publish.sql.j2") else out
+    sqlanon.static.templates.render = fail_publish
+    try:
+        with pytest.raises(Exception, match="boom"):
+            anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3)
+    finally:
+        sqlanon.static.templates.render = broken
+    assert anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3).k >= 3
+
