@@ -50,7 +50,6 @@ def load_adult(
     cols_struct = "{" + ", ".join(f"'{c}': 'VARCHAR'" for c in ADULT_COLUMNS) + "}"
     selects = []
     for i, fname in enumerate(_PARTS[part]):
-        path = str(data_dir() / fname)
         skip = 1 if fname.startswith("adult.test") else 0
         selects.append(
             f"SELECT {i} AS _part, row_number() OVER () AS _row, * FROM read_csv(?, header=false, delim=',', "
