@@ -296,8 +296,9 @@ def test_dynamic_anatomy_refills_and_returns():
     release (tests/daa_reference.py: a person's partitions in any two releases
     have equal multisets or differences of >= l distinct values both ways),
     every partition l-diverse and never changing its multiset; a person
-    published in another partition than before is in one of the same
-    multiset, and with its current value when that value is in it (bound 0);
+    published in another partition than before (a returner, or a member of a
+    merged partition) is in one of the same multiset, and with its current
+    value when that value is in it (bound 0);
     nobody absent, no free slot missed; no refusal; neither the reference
     adversary nor the Definition-6 adversary (tests/adversary_da.py, absence
     counted) narrows anybody. Over the sample, rows of deleted persons were
@@ -354,7 +355,7 @@ def test_dynamic_anatomy_refills_and_returns():
                 for q in range(r):
                     last.update({i: gv[0] for i, gv in parts[q][0].items()})
                 for i, (g, v) in pub.items():
-                    if i in last and last[i] != g:  # published elsewhere than last time: a returner
+                    if i in last and last[i] != g:  # elsewhere than last time: a returner or a merged member
                         seen["moved"] += 1
                         h = last[i]
                         hq = max(q for q in range(r) if parts[q][0].get(i, (None,))[0] == h)

@@ -19,7 +19,7 @@ MODEL = Model(
     parameters=(L,),
     outputs=("anatomy",),
     context={"dynamic": True},
-    temps=TEMPS + ("deal", "vac", "claim", "pad"),
+    temps=TEMPS + ("deal", "vac", "merge", "claim", "pad"),
     tables=TABLES | {"away": "__away"},
     result_fields=RESULT_FIELDS,
 )
