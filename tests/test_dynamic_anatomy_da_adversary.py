@@ -129,6 +129,32 @@ def test_paper_table12_exposes_the_suppressed_48_female():
     assert narrowed(best, 3) == {5: 1} and best[5][3] == {"Cancer"} and best[5][4]
 
 
+def test_a_retired_ghost_exposes_a_person_sharing_its_qi_tuple():
+    """Why dynamic Anatomy does not publish an SA update outside the home's
+    values by ghost and satellite with the ghost retiring (docs/dynamic_anatomy.md,
+    "Staleness", the floor): l = 3, release 1: p (QI Q, value a) in h = {a, b,
+    c}. Release 2: p is updated to d and moved to a satellite {d, e, g} of
+    values disjoint from h's (Definition 6 holds: both differences have 3
+    values); its row in h is taken by a new person of value a (no ghost left);
+    and t, a new person with the same QI Q, is grouped into {a, b, f}. p's
+    candidates at release 2 are {d, e, g} | {a, b, f}; intersected with release
+    1's {a, b, c}: {a, b}, two values, one of them p's value at release 1."""
+    Q = ("Q",)
+    qi = {"p": Q, "x": ("x",), "y": ("y",), "n": ("n",), "s1": ("s1",), "s2": ("s2",), "t": Q,
+          "u1": ("u1",), "u2": ("u2",)}
+    r1 = {"h": {"p": "a", "x": "b", "y": "c"}}
+    r2 = {"h": {"n": "a", "x": "b", "y": "c"}, "sat": {"p": "d", "s1": "e", "s2": "g"},
+          "X": {"t": "a", "u1": "b", "u2": "f"}}
+    qit, st_ = [], []
+    for rel in (r1, r2):
+        qit.append([(g, qi[i]) for g, mem in rel.items() for i in mem])
+        st_.append([(g, v, 1) for g, mem in rel.items() for v in mem.values()])
+    presence = [{"p": (Q, "a"), "x": (qi["x"], "b"), "y": (qi["y"], "c")},
+                {i: (qi[i], v) for mem in r2.values() for i, v in mem.items()}]
+    best = narrowest(qit, st_, presence, [set(), set()])
+    assert narrowed(best, 3) == {"p": 2} and best["p"][3] == {"a", "b"} and best["p"][4]
+
+
 def test_static_anatomy_says_unsafe_baseline(con):
     con.execute("CREATE TABLE src AS SELECT range AS id, range % 7 AS age, 'v' || (range % 5) AS dis FROM range(30)")
     a = Publisher(con, "s", source="src", id="id", qi=["age"], sa="dis", model="anatomy", l=3).release()

@@ -49,7 +49,8 @@ def stream(pool, sa: str, kind: str, *, releases: int, n0: int, churn: int, seed
     forming no partition), ``birthday`` (churn
     persons' age + 1), ``updates`` (inserts, deletes, churn SA updates of which
     a third flip back to an earlier value, re-inserts of deleted persons, some
-    returning with another value)."""
+    returning with another value), ``returns`` (``updates`` without the SA
+    updates: inserts, deletes, re-inserts, half of them with another value)."""
     rng = np.random.default_rng(seed)
     cur = pool.copy()
     dom = sorted(cur[sa].unique())
@@ -64,7 +65,7 @@ def stream(pool, sa: str, kind: str, *, releases: int, n0: int, churn: int, seed
                 present -= set(d)
                 present.add(nxt)
                 nxt += 1
-            if kind in ("insdel", "updates"):
+            if kind in ("insdel", "updates", "returns"):
                 d = rng.choice(ids, min(churn, len(ids) - 1), replace=False)
                 present -= set(d)
                 gone.extend(int(x) for x in d)
@@ -74,11 +75,12 @@ def stream(pool, sa: str, kind: str, *, releases: int, n0: int, churn: int, seed
             if kind == "birthday":
                 who = rng.choice(ids, churn, replace=False)
                 cur.loc[who, "age"] += 1
-            if kind == "updates":
+            if kind in ("updates", "returns"):
                 back = [gone.pop(int(rng.integers(len(gone)))) for _ in range(min(len(gone), churn // 2))]
                 for pid in back[: len(back) // 2]:  # returns with another value
                     cur.loc[pid, sa] = dom[int(rng.integers(len(dom)))]
                 present |= set(back)
+            if kind == "updates":
                 for pid in rng.choice(sorted(present), churn, replace=False):
                     old = cur.loc[pid, sa]
                     prev = [v for v in had.get(pid, []) if v != old]
@@ -264,3 +266,111 @@ def test_dynamic_anatomy_staleness(kind, sa, m, n0, seed):
         assert attack(con, "p", sources(frames, sa), qi=QI, sa=sa, m=m) == []
     finally:
         con.close()
+
+
+def _da_partitions(con, releases: int, sa: str):
+    """Per release r (1-based list index r - 1): id -> (group, published value)
+    of the persons, and group -> value multiset (Counter), both read from the
+    contract (membership; counterfeits count in the multisets)."""
+    from collections import Counter
+
+    out = []
+    for r in range(1, releases + 1):
+        mem = con.execute(f"SELECT id, group_id, {sa} FROM sqlanon_membership('p', ?)", [r]).fetchall()
+        ms: dict = {}
+        for _i, g, v in mem:
+            ms.setdefault(g, Counter())[v] += 1
+        out.append(({i: (g, v) for i, g, v in mem if i is not None}, ms))
+    return out
+
+
+@pytest.mark.slow
+def test_dynamic_anatomy_refills_and_returns():
+    """Issue 32 item 2, the refill of deleted members' rows (docs/dynamic_anatomy.md,
+    "Staleness"): random streams of deletes, inserts, re-inserts and returns
+    with another value (``returns``), and the same with SA updates
+    (``updates``). A deleted member's row may be taken by a new or returning
+    person of its value; the deleted person, if it returns, must be published
+    in a partition with the value multiset of the one it left. Checked from
+    the contract, independently of the SQL: Definition 6 against EVERY earlier
+    release (tests/daa_reference.py: a person's partitions in any two releases
+    have equal multisets or differences of >= l distinct values both ways),
+    every partition l-diverse and never changing its multiset; a person
+    published in another partition than before (a returner, or a member of a
+    merged partition) is in one of the same multiset, and with its current
+    value when that value is in it (bound 0);
+    nobody absent, no free slot missed; no refusal; neither the reference
+    adversary nor the Definition-6 adversary (tests/adversary_da.py, absence
+    counted) narrows anybody. Over the sample, rows of deleted persons were
+    taken and persons came back to another partition (the test exercises the
+    refill)."""
+    from adversary_da import narrowed, narrowest, read_history
+    from daa_reference import definition6_violations
+
+    seen = {"moved": 0, "taken": 0}
+
+    @settings(max_examples=int(os.environ.get("SQLANON_FOREVER_EXAMPLES", "10")), deadline=None,
+              derandomize=True, database=None)
+    @given(kind=st.sampled_from(["returns", "updates"]), sa=st.sampled_from(["occupation", "education"]),
+           m=st.integers(2, 5), n0=st.integers(40, 300), seed=st.integers(0, 10**6))
+    def check(kind, sa, m, n0, seed):
+        con = sqlanon.connect()
+        try:
+            pool = _pool(con, sa, seed=seed % 89)
+            frames = stream(pool, sa, kind, releases=6, n0=n0, churn=max(4, n0 // 8), seed=seed)
+            if any(f[sa].nunique() < m for f in frames):
+                return
+            res = run(con, frames, "dynamic-anatomy", sa, m, seed=seed)
+            assert [r.exposed for r in res] == [0] * len(res)
+            for _stale, absent, missed in _da_staleness(con, frames, sa, res):
+                assert absent == set() and missed == set()
+            parts = _da_partitions(con, len(frames), sa)
+            fixed: dict = {}
+            for r, (pub, ms) in enumerate(parts):
+                for g, counts in ms.items():
+                    assert len(counts) >= m
+                    assert fixed.setdefault(g, counts) == counts  # a partition never changes its multiset
+                # Definition 6 against every earlier release, through the persons they share
+                assign = {i: g for i, (g, _v) in pub.items()}
+                vals = {i: v for i, (_g, v) in pub.items()}
+                # counterfeits: one key each (a padded partition may hold two of one value)
+                cf_rows = con.execute(f"SELECT group_id, {sa} FROM sqlanon_membership('p', ?) WHERE id IS NULL",
+                                      [r + 1]).fetchall()
+                for n, (g, v) in enumerate(cf_rows):
+                    assign[("cf", r, n)], vals[("cf", r, n)] = g, v
+                for q in range(r):
+                    old = parts[q][0]
+                    oa = {i: g for i, (g, _v) in old.items()}
+                    ov = {i: v for i, (_g, v) in old.items()}
+                    ocf = con.execute(f"SELECT group_id, {sa} FROM sqlanon_membership('p', ?) WHERE id IS NULL",
+                                      [q + 1]).fetchall()
+                    for n, (g, v) in enumerate(ocf):
+                        oa[("cf", q, n)], ov[("cf", q, n)] = g, v
+                    assert [x for x in definition6_violations(oa, ov, assign, vals, m)
+                            if x[0] != "not-l-diverse"] == []
+                if r == 0:
+                    continue
+                cur = dict(zip(frames[r]["id"], frames[r][sa]))
+                last = {}
+                for q in range(r):
+                    last.update({i: gv[0] for i, gv in parts[q][0].items()})
+                for i, (g, v) in pub.items():
+                    if i in last and last[i] != g:  # elsewhere than last time: a returner or a merged member
+                        seen["moved"] += 1
+                        h = last[i]
+                        hq = max(q for q in range(r) if parts[q][0].get(i, (None,))[0] == h)
+                        assert ms[g] == parts[hq][1][h]
+                        if cur[i] in ms[g]:
+                            assert v == cur[i]
+                prev_ids = set(parts[r - 1][0])
+                seen["taken"] += sum(1 for i in prev_ids if i not in pub and i not in cur
+                                     and parts[r - 1][0][i][0] in ms)
+            assert attack(con, "p", sources(frames, sa), qi=QI, sa=sa, m=m) == []
+            rows = [[(i, *q, v) for i, (q, v) in src.items()] for src in sources(frames, sa)]
+            qit, st_, presence, suppressed = read_history(con, "p", rows, QI, sa)
+            assert narrowed(narrowest(qit, st_, presence, suppressed), m) == {}
+        finally:
+            con.close()
+
+    check()
+    assert seen["moved"] > 0 and seen["taken"] > 0, seen

@@ -19,7 +19,7 @@ MODEL = Model(
     parameters=(L,),
     outputs=("anatomy",),
     context={"dynamic": True},
-    temps=TEMPS,
-    tables=TABLES,
+    temps=TEMPS + ("deal", "vac", "merge", "claim", "pad"),
+    tables=TABLES | {"away": "__away"},
     result_fields=RESULT_FIELDS,
 )
