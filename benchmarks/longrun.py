@@ -274,7 +274,7 @@ def write(d: dict, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(d, indent=1) + "\n")
     md = out.with_suffix(".md")
-    md.write_text(markdown(d))
+    md.write_text(markdown(d, out.with_suffix(".png").name))
     plot(d, out.with_suffix(".png"))
 
 
@@ -285,7 +285,7 @@ def _streams(d: dict) -> dict[tuple[str, str], list[dict]]:
     return s
 
 
-def markdown(d: dict) -> str:
+def markdown(d: dict, png: str = "longrun.png") -> str:
     streams = _streams(d)
     hists = [h for h in HISTORIES if any(k[0] == h for k in streams)]
     models = [m for m in MODELS if any(k[1] == m for k in streams)]
@@ -394,7 +394,7 @@ def markdown(d: dict) -> str:
     if missing:
         L += ["", f"Not in these results: {', '.join(missing)}."]
     L += ["", "The last release is release 50 when the run had 50 releases; its column says which otherwise. "
-          "Plot: longrun.png (fake and stale share per release, a panel per history, a line per model; dashed: "
+          f"Plot: {png} (fake and stale share per release, a panel per history, a line per model; dashed: "
           "h+s as reported).", ""]
     return "\n".join(L)
 

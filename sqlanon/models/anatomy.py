@@ -19,7 +19,7 @@ from .base import Model, Parameter
 #: the privacy parameter of both anatomy models (``m=`` is accepted as a synonym)
 L = Parameter("l", "every partition holds l distinct SA values", lambda v: require_m(v, name="l"), aliases=("m",))
 #: the temporary tables of sql/anatomy/
-TEMPS = ("snap", "cls", "plan", "refill", "pool", "dacf", "newg", "final")
+TEMPS = ("snap", "cls", "plan", "pool", "dacf", "newg", "final")
 #: their private state: the rows of the partitions (sql/anatomy/01_snapshot)
 TABLES = {"rows": "__rows"}
 #: |SP| and the penalty DL of seed 004 (sqlanon.ReleaseResult)

@@ -2,9 +2,10 @@
 data holding); templates sql/anatomy/ with ``dynamic = True``;
 docs/dynamic_anatomy.md.
 
-Not refused by the release gate yet, only reported: rows Anatomy's grouping
-cannot place in their first release are suppressed, and their absence can
-narrow them (docs/threat_model.md, "Dynamic Anatomy").
+Checked by the release gate like every safe model; a deleted member's row
+ends when a person of its value takes it or its partition merges into one of
+the same value multiset, and a returner is published in a partition of its
+old multiset (docs/dynamic_anatomy.md, "Staleness").
 """
 
 from __future__ import annotations
