@@ -3,8 +3,9 @@ m-invariant releases that fill buckets with real records held back in a
 Cach instead of counterfeits, and keep a person's signatures equal or disjoint
 over its whole history (the Del/Upd rule of Algorithm 4). Templates
 sql/sliced_bucket/: the model extends m-invariance's pipeline (its steps
-03b (as is), 04, 06, 07, 09 and 90 ``{% extends %}`` m-invariance's and override some of
-their blocks; steps 3m moves, 3r Cach reserve and 6h holdovers are its own);
+04, 06, 07, 09 and 90 ``{% extends %}`` m-invariance's and override some of
+their blocks, the others, step 3b's merge among them, are m-invariance's;
+steps 3m moves, 3r Cach reserve and 6h holdovers are its own);
 decisions and measurements in docs/sliced_bucket.md.
 
 Parameters: ``m`` (the privacy parameter, as m-invariance), ``tau`` (a person
