@@ -113,6 +113,9 @@ def test_parameters_are_checked_and_kept(con):
     con.execute("CREATE TABLE src AS SELECT range AS id, range % 50 AS age, 'd' || (range % 6) AS sa FROM range(300)")
     with pytest.raises(SqlanonError, match="tau must be an integer >= 1"):
         Publisher(con, "p", source="src", id="id", qi=["age"], sa="sa", model="sliced-bucket", m=3, tau=0)
+    for bad in (-1, 1.5, True, "1"):
+        with pytest.raises(SqlanonError, match="hold must be an integer >= 0"):
+            Publisher(con, "p", source="src", id="id", qi=["age"], sa="sa", model="sliced-bucket", m=3, hold=bad)
     with pytest.raises(SqlanonError, match="model 'sliced-bucket' takes"):
         Publisher(con, "p", source="src", id="id", qi=["age"], sa="sa", model="sliced-bucket", m=3, l=3)
     with pytest.raises(SqlanonError, match="output"):
