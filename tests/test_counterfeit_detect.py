@@ -243,7 +243,12 @@ _OPEN_M_INV = pytest.mark.xfail(strict=False, reason=(
 @pytest.mark.parametrize("model,output", [
     pytest.param("m-invariance", "anatomy", marks=_OPEN_M_INV),
     pytest.param("m-invariance", "generalized", marks=_OPEN_M_INV),
-    ("sliced-bucket", "anatomy")])
+    pytest.param("sliced-bucket", "anatomy", marks=pytest.mark.xfail(strict=False, reason=(
+        "open (issue 32, sliced-bucket's bounded hold-over, default hold = 1): at release 3 the updates of "
+        "release 2 are overdue and published in step-6 target groups whose other slots are counterfeits, the "
+        "m-invariance case above (occupation: freq 20.9% at an 11.0% share; education: age 36.3% at 27.5%); "
+        "passes with hold >= 2 here only because the history has 3 releases; docs/sliced_bucket.md, "
+        "\"Bounded hold-over\"")))])
 @pytest.mark.parametrize("sa,m", [("occupation", 5), ("education", 4)])
 def test_red_team_history(con, sa, m, model, output):
     """Issue 33 item 2, the red team's setting: 7,500 persons, 3 releases (a

@@ -4,13 +4,17 @@ Cach instead of counterfeits, and keep a person's signatures equal or disjoint
 over its whole history (the Del/Upd rule of Algorithm 4). Templates
 sql/sliced_bucket/: the model extends m-invariance's pipeline (its steps
 04, 06, 07, 09 and 90 ``{% extends %}`` m-invariance's and override some of
-their blocks; steps 3m moves, 3r Cach reserve and 6h holdovers are its own);
+their blocks, the others, step 3b's merge among them, are m-invariance's;
+steps 3m moves, 3r Cach reserve and 6h holdovers are its own);
 decisions and measurements in docs/sliced_bucket.md.
 
 Parameters: ``m`` (the privacy parameter, as m-invariance), ``tau`` (a person
 is held back in at most tau releases before it is published; seed 003 leaves
-tau undefined, docs/sliced_bucket.md says why we read it so) and ``cach`` (how
-many persons of each SA value the Cach keeps; Algorithm 2 keeps one).
+tau undefined, docs/sliced_bucket.md says why we read it so), ``cach`` (how
+many persons of each SA value the Cach keeps; Algorithm 2 keeps one) and
+``hold`` (an update is held over in at most hold consecutive releases, then
+published with its current value while a ghost keeps the person's signature:
+docs/sliced_bucket.md, "Bounded hold-over").
 
 Its results (sqlanon.ReleaseResult): ``held`` = persons with no real row (the
 Cach, re-inserted persons shown by a ghost only), ``suppressed`` = updates
@@ -97,6 +101,11 @@ def cach(c: list[int], reserved: list[int], room: list[int], m: int) -> list[int
     return best[1] if best else [0] * len(c)
 
 
+def moves(step: StepContext) -> None:
+    """Before step 3m: its parameters."""
+    step.params["hold"] = step.values["hold"]
+
+
 def reserve(step: StepContext) -> None:
     """Before step 3r: its parameters."""
     step.params["tau"] = step.values["tau"]
@@ -144,13 +153,16 @@ MODEL = Model(
                   lambda v: _count(v, "tau", 1), default=3, example="3"),
         Parameter("cach", "persons of each SA value the Cach keeps for later vacancies (seed 003 Algorithm 2: 1)",
                   lambda v: _count(v, "cach", 0), default=3, example="3"),
+        Parameter("hold", "an update is held over in at most hold releases; then it is published with its "
+                  "current value and the person keeps a ghost at its signature",
+                  lambda v: _count(v, "hold", 0), default=1, example="1"),
     ),
     # the anatomy form only: an update moves a person to a disjoint signature,
     # which the release gate's test for generalized boxes (the exact-QI
     # intersection from the first release holds m values) refuses
     outputs=("anatomy",),
     context={"mask_qi": ()},
-    hooks={"03_reserve": reserve, "07_eligible": plan},
+    hooks={"03_moves": moves, "03_reserve": reserve, "07_eligible": plan},
     temps=_mi.MODEL.temps + ("tuples", "cover", "mv", "stale", "lone", "resv", "kept", "hold", "hfill", "aged"),
     temp_views=_mi.MODEL.temp_views,
     state=("groups",),
