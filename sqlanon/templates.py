@@ -124,7 +124,7 @@ def steps(env: jinja2.Environment, pipeline: str, extends: str | None = None) ->
     the base's file of the same name.
 
     >>> [n for n in steps(environment(), "sliced_bucket", "m_invariance") if n.startswith(("s", "m_invariance/03"))]
-    ['m_invariance/03_carry.sql.j2', 'sliced_bucket/03_merge.sql.j2', 'sliced_bucket/03_moves.sql.j2', \
+    ['m_invariance/03_carry.sql.j2', 'm_invariance/03_merge.sql.j2', 'sliced_bucket/03_moves.sql.j2', \
 'sliced_bucket/03_reserve.sql.j2', 'sliced_bucket/04_refill.sql.j2', 'sliced_bucket/06_constrained.sql.j2', 'sliced_bucket/06_holdover.sql.j2', \
 'sliced_bucket/07_eligible.sql.j2', 'sliced_bucket/09_publish.sql.j2', 'sliced_bucket/90_stats.sql.j2']
     """
