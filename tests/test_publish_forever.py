@@ -42,6 +42,14 @@ def _pool(con, sa: str, seed: int = 3):
     return con.execute(f"SELECT id, {', '.join(QI)}, {sa} FROM adult ORDER BY hash(id, {int(seed)})").df()
 
 
+def safe_frames(con, sa: str, kind: str, m: int, seed: int, *, releases: int, n0: int, churn: int):
+    """A random stream of ``kind`` over an Adult pool (seeded from ``seed``), or
+    None when some release's source holds fewer than m values (no safe release
+    exists then: the refusal tests cover it)."""
+    frames = stream(_pool(con, sa, seed=seed % 89), sa, kind, releases=releases, n0=n0, churn=churn, seed=seed)
+    return None if any(f[sa].nunique() < m for f in frames) else frames
+
+
 def stream(pool, sa: str, kind: str, *, releases: int, n0: int, churn: int, seed: int):
     """The source at each release (DataFrames) for one stream kind:
     ``insdel`` (churn deletes, 1.25 churn inserts), ``tiny`` (one delete and
@@ -144,9 +152,8 @@ def test_random_streams_are_published_and_narrow_nobody(model, kind, sa, m, n0, 
     safe release exists) and the reference adversary narrows nobody."""
     con = sqlanon.connect()
     try:
-        pool = _pool(con, sa, seed=seed % 89)
-        frames = stream(pool, sa, kind, releases=5, n0=n0, churn=max(2, n0 // 12), seed=seed)
-        if any(f[sa].nunique() < m for f in frames):
+        frames = safe_frames(con, sa, kind, m, seed, releases=5, n0=n0, churn=max(2, n0 // 12))
+        if frames is None:
             return  # no safe release exists: covered by the refusal tests
         res = run(con, frames, model, sa, m, seed=seed)
         assert [r.exposed for r in res] == [0] * len(res)
@@ -253,9 +260,8 @@ def test_dynamic_anatomy_staleness(kind, sa, m, n0, seed):
     row once. No refusal, and the reference adversary narrows nobody."""
     con = sqlanon.connect()
     try:
-        pool = _pool(con, sa, seed=seed % 89)
-        frames = stream(pool, sa, kind, releases=5, n0=n0, churn=max(2, n0 // 12), seed=seed)
-        if any(f[sa].nunique() < m for f in frames):
+        frames = safe_frames(con, sa, kind, m, seed, releases=5, n0=n0, churn=max(2, n0 // 12))
+        if frames is None:
             return
         res = run(con, frames, "dynamic-anatomy", sa, m, seed=seed)
         for stale, absent, missed in _da_staleness(con, frames, sa, res):
@@ -316,9 +322,8 @@ def test_dynamic_anatomy_refills_and_returns():
     def check(kind, sa, m, n0, seed):
         con = sqlanon.connect()
         try:
-            pool = _pool(con, sa, seed=seed % 89)
-            frames = stream(pool, sa, kind, releases=6, n0=n0, churn=max(4, n0 // 8), seed=seed)
-            if any(f[sa].nunique() < m for f in frames):
+            frames = safe_frames(con, sa, kind, m, seed, releases=6, n0=n0, churn=max(4, n0 // 8))
+            if frames is None:
                 return
             res = run(con, frames, "dynamic-anatomy", sa, m, seed=seed)
             assert [r.exposed for r in res] == [0] * len(res)

@@ -23,7 +23,7 @@ from sqlanon.models.sliced_bucket import additions, cach
 from sqlanon.project import Project
 from test_guarantee import shared_qi_history
 from test_publish_forever import QI as FQI
-from test_publish_forever import _pool, sources, stream
+from test_publish_forever import safe_frames, sources
 
 QI = ["age", "sex", "zip"]
 
@@ -464,9 +464,8 @@ def test_updates_are_published_within_the_hold_bound(kind, sa, m, hold, tau, n0,
     and the reference adversary narrows nobody."""
     con = sqlanon.connect()
     try:
-        pool = _pool(con, sa, seed=seed % 89)
-        frames = stream(pool, sa, kind, releases=6, n0=n0, churn=max(2, n0 // 10), seed=seed)
-        if any(f[sa].nunique() < m for f in frames):
+        frames = safe_frames(con, sa, kind, m, seed, releases=6, n0=n0, churn=max(2, n0 // 10))
+        if frames is None:
             return
         pub = None
         for f in frames:
