@@ -29,7 +29,6 @@ import json
 import pathlib
 import statistics
 import sys
-import time
 
 import sqlanon
 from sqlanon import Publisher

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
-import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -62,7 +61,6 @@ def ref_elig(rows, sa, m):
 
 
 def load(con, rows, name="t"):
-    df = pd.DataFrame(rows, columns=["q1", "q2", "s"]).astype({"q1": "Int64", "q2": "object", "s": "object"})
     con.execute(f'CREATE OR REPLACE TABLE "{name}" (q1 BIGINT, q2 VARCHAR, s VARCHAR)')
     if rows:
         con.executemany(f'INSERT INTO "{name}" VALUES (?, ?, ?)', [[r["q1"], r["q2"], r["s"]] for r in rows])

@@ -73,7 +73,7 @@ def test_second_project_over_the_same_persons_is_refused(adult_rows, first, seco
         msg = str(err.value)
         assert tables_md5(con) == before
         n = len(adult_rows)
-        assert f"release 1 of project 'b' refused: its source holds persons that other projects" in msg
+        assert "release 1 of project 'b' refused: its source holds persons that other projects" in msg
         assert f"{n} with project 'a'" in msg and "continue project 'a'" in msg
         assert "sqlanon purge a --db FILE" in msg and "copies of its releases" in msg and "--allow-shared a" in msg
         assert not any(str(pid) in msg.split("(")[1].split(")")[0].replace(f"{n} with", "") for pid, *_ in

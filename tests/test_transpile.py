@@ -8,7 +8,6 @@ statements that do not yet give Spark SQL are listed per template
 
 from __future__ import annotations
 
-import collections
 import re
 
 import pytest

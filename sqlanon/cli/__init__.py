@@ -120,12 +120,13 @@ def _require_project(con, db: str, project: str) -> None:
     (no membership table and no ledger): a misspelt name, most often."""
     import difflib
 
-    from ..project import Project, projects
+    from ..project import Project
+    from ..project import projects as project_names
 
     p = Project(project)
     if p.exists(con, "mem") or p.exists(con, "ledger"):
         return
-    known = projects(con)
+    known = project_names(con)
     close = difflib.get_close_matches(project.lower(), known, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
     raise _bad(f"no project {project!r} in {db} (no table {p.table('ledger')} or {p.table('mem')}): {hint}"
