@@ -43,12 +43,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from adult_history import QI_ALL, publish_history, qi_of
 
 import sqlanon
-from sqlanon.datasets import load_adult
-from sqlanon.histories import history
 
-QI_ALL = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
 QI = QI_ALL
 # Precision may exceed the counterfeit share by at most this much (points of
 # share). Sampling noise of a bin of >= 2% of ~15,000 test rows at a 20-40%
@@ -62,11 +60,6 @@ MIN_BIN = 0.02
 TYPE_QI = ("marital_status", "sex")
 
 
-def qi_of(sa: str) -> list[str]:
-    """The QI columns, less the SA when it is one of them (education)."""
-    return [c for c in QI_ALL if c != sa]
-
-
 def _key(alias: str = "", qi=None) -> str:
     a = f"{alias}." if alias else ""
     return "row(" + ", ".join(a + c for c in (qi or QI)) + ")::VARCHAR"
@@ -74,22 +67,8 @@ def _key(alias: str = "", qi=None) -> str:
 
 def publish(con, sa: str, m: int, releases: int, seed: int = 0, start: int = 20000,
             model: str = "m-invariance", output: str = "anatomy"):
-    """Publish an Adult history; returns the sources (tables src1..srcN)."""
-    QI = qi_of(sa)
-    load_adult(con, "adult", part="data")
-    pool = con.sql(f"SELECT id, {', '.join(QI)}, {sa} FROM adult WHERE {sa} IS NOT NULL").df()
-    hist = history(pool, "id", sa, releases=releases, start=start, seed=seed)
-    pub = None
-    for r, df in enumerate(hist, 1):
-        con.register("h_df", df)
-        con.execute("CREATE OR REPLACE TABLE src AS SELECT * FROM h_df")
-        con.execute(f"CREATE OR REPLACE TABLE src{r} AS SELECT * FROM h_df")
-        con.unregister("h_df")
-        if pub is None:
-            pub = sqlanon.Publisher(con, "c", source="src", id="id", qi=QI, sa=sa, m=m, seed=seed,
-                                    model=model, output=output)
-        pub.release()
-    return len(hist)
+    """Publish an Adult history; returns the number of releases (sources src1..srcN)."""
+    return publish_history(con, "c", sa, m, releases, start, model, output, seed)
 
 
 def scored_rows(con, release: int, qi=None) -> pd.DataFrame:

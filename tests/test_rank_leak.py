@@ -33,40 +33,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from adult_history import publish_history, qi_of
 
 import sqlanon
-from sqlanon.datasets import load_adult
-from sqlanon.histories import history
 
-QI_ALL = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
 TOLERANCE = 0.02
 PERSONS = 7500
 RELEASES = 3
 
 
-def qi_of(sa: str) -> list[str]:
-    """Adult's QI columns, less the SA when it is one of them (education)."""
-    return [c for c in QI_ALL if c != sa]
-
-
 def publish(con, sa: str, m: int, model: str, output: str = "anatomy", seed: int = 0):
     """Publish a RELEASES-release Adult history; the sources stay as src1..srcN."""
-    QI = qi_of(sa)
-    load_adult(con, "adult", part="data")
-    pool = con.sql(f"SELECT id, {', '.join(QI)}, {sa} FROM adult WHERE {sa} IS NOT NULL").df()
-    hist = history(pool, "id", sa, releases=RELEASES, start=PERSONS, seed=seed)
-    kw = {"l": m} if model == "dynamic-anatomy" else {"m": m}
-    pub = None
-    for r, df in enumerate(hist, 1):
-        con.register("h_df", df)
-        con.execute("CREATE OR REPLACE TABLE src AS SELECT * FROM h_df")
-        con.execute(f"CREATE OR REPLACE TABLE src{r} AS SELECT * FROM h_df")
-        con.unregister("h_df")
-        if pub is None:
-            pub = sqlanon.Publisher(con, "r", source="src", id="id", qi=QI, sa=sa, model=model,
-                                    output=output, seed=seed, **kw)
-        pub.release()
-    return len(hist)
+    return publish_history(con, "r", sa, m, RELEASES, PERSONS, model, output, seed)
 
 
 def _pair(rows: pd.DataFrame, values: pd.DataFrame, key: str, rank: dict) -> pd.DataFrame:
