@@ -94,6 +94,25 @@ def _attach(con, db: str, alias: str) -> None:
     con.execute(f"SET search_path = '{alias}.main,memory.main'")
 
 
+@contextlib.contextmanager
+def _session(db: str, *, attach: str | None = None):
+    """A connection for one command, closed when it ends; our errors become
+    clean CLI errors (exit 2). With ``attach``, an in-memory connection reading
+    ``db`` read-only under that alias (the export-like commands); else ``db``
+    opened for writing."""
+    from ..errors import SqlanonError
+
+    con = _connect(None if attach else db)
+    try:
+        if attach:
+            _attach(con, db, attach)
+        yield con
+    except SqlanonError as exc:
+        raise _bad(str(exc)) from exc
+    finally:
+        con.close()
+
+
 def _target(db: str | None, project: str | None, project_file: str | None):
     """(DB, PROJECT, project file or None): from the arguments when both are
     given, else from the project file (``--project FILE``, or ``sqlanon.toml`` in

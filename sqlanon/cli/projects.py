@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from . import (_require_project, EXIT_FINDINGS, EXIT_OK, _PROJECT_FILE, _attach, _bad, _connect, _echo_json, _no_new_file, _target, main)
+from . import (_require_project, EXIT_FINDINGS, EXIT_OK, _PROJECT_FILE, _attach, _bad, _connect, _echo_json, _no_new_file, _session, _target, main)
 
 
 @main.command("audit")
@@ -88,7 +88,6 @@ def export_cmd(project, db, to, fmt, project_file) -> None:
     """Write the published tables of PROJECT (qit, st, published - never the
     private membership or state) as files, each in an order of its own public
     columns."""
-    from ..errors import SqlanonError
     from ..export import export
 
     db, project, cfg = _target(db, project, project_file)
@@ -99,14 +98,8 @@ def export_cmd(project, db, to, fmt, project_file) -> None:
         raise _bad("give --to FOLDER (or `to` in the project file's [export] table)")
     fmt = fmt or "parquet"
 
-    con = _connect(None)
-    _attach(con, db, "sqlanon_exported")
-    try:
+    with _session(db, attach="sqlanon_exported") as con:
         files = export(con, project, to, format=fmt)
-    except SqlanonError as exc:
-        raise _bad(str(exc)) from exc
-    finally:
-        con.close()
     for path, n in files:
         click.echo(f"wrote {path} ({n} rows)")
 
@@ -126,24 +119,18 @@ def sliced_cmd(project, db, release, columns, exact, seed, to, project_file) -> 
     correlated QI permuted inside each bucket, cells generalized), computed
     from its published tables only."""
     from ..engines import ERRORS
-    from ..errors import SqlanonError
     from ..slicing import sliced
 
     db, project, _ = _target(db, project, project_file)
     fmt = "parquet" if to.endswith(".parquet") else "csv"
-    con = _connect(None)
-    _attach(con, db, "sqlanon_exported")
-    try:
+    with _session(db, attach="sqlanon_exported") as con:
         df = sliced(con, project, release=release, columns=columns, generalize=not exact, seed=seed)
         con.register("sqlanon__sliced_out", df)
-        con.execute(f"COPY (SELECT * FROM sqlanon__sliced_out ORDER BY group_id, \"row\") TO "
-                    f"'{to.replace(chr(39), chr(39) * 2)}' (FORMAT {fmt}{', HEADER' if fmt == 'csv' else ''})")
-    except SqlanonError as exc:
-        raise _bad(str(exc)) from exc
-    except ERRORS as exc:
-        raise _bad(f"cannot write {to!r} ({type(exc).__name__}); may you write there?") from exc
-    finally:
-        con.close()
+        try:
+            con.execute(f"COPY (SELECT * FROM sqlanon__sliced_out ORDER BY group_id, \"row\") TO "
+                        f"'{to.replace(chr(39), chr(39) * 2)}' (FORMAT {fmt}{', HEADER' if fmt == 'csv' else ''})")
+        except ERRORS as exc:
+            raise _bad(f"cannot write {to!r} ({type(exc).__name__}); may you write there?") from exc
     click.echo(f"wrote {to} ({len(df)} rows)")
 
 
@@ -154,16 +141,10 @@ def migrate_cmd(project, db) -> None:
     """Move the private tables of PROJECT that an older sqlanon kept in the main
     schema (sqlanon_P_membership, sqlanon_P__ledger, ...) into schema
     sqlanon_private, in one transaction (docs/contracts.md)."""
-    from ..errors import SqlanonError
     from ..project import migrate
 
-    con = _connect(db)
-    try:
+    with _session(db) as con:
         moved = migrate(con, project)
-    except SqlanonError as exc:
-        raise _bad(str(exc)) from exc
-    finally:
-        con.close()
     click.echo(f"moved {len(moved)} private tables of project {project!r} into schema sqlanon_private"
                if moved else f"nothing to migrate: project {project!r} has no private tables in the main schema")
 
@@ -178,20 +159,14 @@ def purge_cmd(project, db, yes) -> None:
     projects over the same persons are checked against (docs/threat_model.md,
     "Projects that share persons"). Copies of its releases exported or copied
     out of the database are not reached."""
-    from ..errors import SqlanonError
     from ..project import purge
 
     warning = (f"copies of project {project!r}'s releases that were exported or copied out of {db!r} stay with "
                "whoever holds them: releasing the same persons in a new project lets them compare both")
     if not yes:
         click.confirm(f"purge project {project!r}? {warning}. Continue", abort=True, err=True)
-    con = _connect(db)
-    try:
+    with _session(db) as con:
         done = purge(con, project)
-    except SqlanonError as exc:
-        raise _bad(str(exc)) from exc
-    finally:
-        con.close()
     click.echo(f"purged project {project!r}: dropped {len(done['tables'])} tables, forgot {done['persons']} "
                f"recorded persons; {warning}")
 
