@@ -189,7 +189,9 @@ def markdown(d: dict) -> str:
          "**pool / cost** persons that ever left S1, and the stale-or-fake rows of placing them in universal "
          "partitions at the best count. Shares: **% src** of the source, **% pub** x / (n + x); **ours -5%** "
          "the fake share left after the whole 5% stale budget is spent on them.", ""]
-    L += ["## Summary", "", "Release 25 / 50; **first > 5%**: the first release whose stale floor passes the 5% "
+    last = max(r["t"] for rows in d["histories"].values() for r in rows)
+    shown = " / ".join(str(t) for t in (25, 50) if t <= last) or str(last)
+    L += ["## Summary", "", f"Release {shown}; **first > 5%**: the first release whose stale floor passes the 5% "
           "budget of issue 32 item 2.", "",
           "| history | one % src (first > 5%) | two5 % src (first > 5%) | two6 % src (first > 5%) | "
           "one % pub | ours % pub | ours -5% % pub | pool cost % src |", "|" + "---|" * 8]
