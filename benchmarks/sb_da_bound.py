@@ -50,6 +50,10 @@ m = l = 5) and per release:
   pool person's slot in its home (a fake row until a new person of that value
   takes it).
 
+A second walk draws every set at random (seeded per person) instead of by the
+transitions: the summary's "random sets" rows, a check that the counts do not
+hang on the choice.
+
 Shares: stale-type counts (``two5``, ``two6``) % of the source; fake-type
 counts as x / (n + x) % of published rows, as in minv_bound.py.
 
@@ -65,6 +69,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -104,12 +109,21 @@ def transitions(frames: list[list[tuple]]) -> dict:
 
 def second_set(trans: dict, v, taken: set, s: int) -> set:
     """v and the s - 1 values of highest P(. | v) outside ``taken``."""
-    c = Counter({b: n for b, n in trans[v].items() if b not in taken and b != v})
+    c = Counter({b: n for b, n in trans.get(v, Counter()).items() if b not in taken and b != v})
     rest = [b for b, _ in sorted(c.items(), key=lambda x: (-x[1], str(x[0])))]
     return {v} | set(rest[: s - 1])
 
 
-def walk(frames: list[list[tuple]], trans: dict) -> list[dict]:
+def walk(frames: list[list[tuple]], trans: dict, rand: bool = False) -> list[dict]:
+    """Per release, the counts of the module's docstring. ``rand``: every set
+    drawn at random (seeded by person) instead of by transitions, a check that
+    the counts do not hang on the choice (the transitions are uniform)."""
+    values = sorted({a for a in trans} | {b for c in trans.values() for b in c}, key=str)
+
+    def pick(i, must, taken: set, s: int) -> set:
+        rest = [b for b in values if b not in taken and b != must]
+        random.Random(f"{i}/{must}/{len(taken)}").shuffle(rest)
+        return {must} | set(rest[: s - 1])
     q = {}
     for a, c in trans.items():
         s1 = best_set(c, a, M - 1)
@@ -126,8 +140,11 @@ def walk(frames: list[list[tuple]], trans: dict) -> list[dict]:
         for i, v, uniq in rows:
             if i not in first:
                 first[i] = v
-                s1[i] = best_set(trans.get(v, Counter()), v, M - 1)
-                big[i] = best_set(trans.get(v, Counter()), v, M)
+                if rand:
+                    s1[i], big[i] = pick(i, v, set(), M), pick(i, v, set(), M + 1)
+                else:
+                    s1[i] = best_set(trans.get(v, Counter()), v, M - 1)
+                    big[i] = best_set(trans.get(v, Counter()), v, M)
                 two[5][i] = two[6][i] = None
                 A[i] = s1[i]
             a = first[i]
@@ -142,7 +159,7 @@ def walk(frames: list[list[tuple]], trans: dict) -> list[dict]:
             for s, S1 in ((5, s1[i]), (6, big[i])):
                 S2 = two[s][i]
                 if v not in S1 and S2 is None:
-                    S2 = two[s][i] = second_set(trans, v, S1, s)
+                    S2 = two[s][i] = pick(i, v, S1, s) if rand else second_set(trans, v, S1, s)
                 if v not in S1 and v not in S2:
                     r[f"two{s}"] += 1
             # our move rule: free when the tuple is its own now and at the last
@@ -207,6 +224,12 @@ def markdown(d: dict) -> str:
             return v
         L.append(f"| {h} | {cell('one_src', True)} | {cell('two5_src', True)} | {cell('two6_src', True)} | "
                  f"{cell('one_pub')} | {cell('ours_pub')} | {cell('ours_budget_pub')} | {cell('pool_cost_src')} |")
+        if h in d.get("random", {}):
+            rows = d["random"][h]
+            by = {r["t"]: r for r in rows}
+            L.append(f"| {h}, random sets | {cell('one_src', True)} | {cell('two5_src', True)} | "
+                     f"{cell('two6_src', True)} | {cell('one_pub')} | {cell('ours_pub')} | "
+                     f"{cell('ours_budget_pub')} | {cell('pool_cost_src')} |")
     L.append("")
     for h, rows in d["histories"].items():
         L += [f"## History `{h}`", "",
@@ -240,7 +263,9 @@ def main() -> None:
     d = {"run": run, "histories": {}, "q": {}}
     for h in hists:
         frames = collect(h, a.releases, a.size)
-        d["histories"][h], d["q"][h] = walk(frames, transitions(frames))
+        trans = transitions(frames)
+        d["histories"][h], d["q"][h] = walk(frames, trans)
+        d.setdefault("random", {})[h] = walk(frames, trans, rand=True)[0]
         run["wall_seconds"] = time.time() - t0
         a.out.parent.mkdir(parents=True, exist_ok=True)
         a.out.write_text(json.dumps(d, indent=1) + "\n")
