@@ -43,7 +43,9 @@ spent on persons outside their signature (f >= bound - 0.05 n).
     .venv/bin/python benchmarks/minv_bound.py --size 0.3 --releases 20
     .venv/bin/python benchmarks/minv_bound.py --no-publish          # the bound only (seconds)
 
-Writes benchmarks/results/minv_bound.json and .md (``--out``).
+Writes benchmarks/results/minv_bound.json and .md (``--out``). The same
+argument under sliced-bucket's and dynamic Anatomy's rules (two disjoint
+signatures; one multiset per person, or supersets): benchmarks/sb_da_bound.py.
 """
 
 from __future__ import annotations
