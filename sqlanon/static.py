@@ -20,12 +20,15 @@ from typing import Mapping, Sequence
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import ident, mondrian, templates
 from .errors import EngineError, SqlanonError
 from .engine import as_engine
 from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
-from .static_checks import _check_params, _check_columns, _qi_spec, _check_data, _check_hierarchy_values, _is_numeric
+from .static_checks import (_check_params, _check_columns, _qi_spec, _check_data, _check_hierarchy_values,
+                            _is_numeric, _judge_data)
 
 
 @dataclass
@@ -89,13 +92,16 @@ def anonymize(
     given = dict(hierarchies or {})
     presorted = not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))
     atoms = presorted and strict  # strict Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
+    # one statement read to Arrow, the categories coded in numpy by their text's byte order (DuckDB's
+    # VARCHAR order unless a collation is set: then the dictionaries are built in SQL)
+    fast = presorted and not given and not con.execute("SELECT current_setting('default_collation')").fetchall()[0][0]
 
     def check_data(rel: str | None = None) -> int:
         """_check_data on the source, or with atoms on the atoms table (its rows counted by sqlanon__n)."""
         return _check_data(con, source, cols, qi, sa, k, l, diversity, c, rel=rel,
                            weight="sqlanon__n" if rel else None)
 
-    if atoms:  # checked on the atoms, inside the transaction (one scan of the source fewer)
+    if atoms or fast:  # checked on the atoms or the rows read, inside the transaction (one scan of the source fewer)
         n_rows = con.execute(f"SELECT count(*) FROM {ident.qualified(con, source)}").fetchall()[0][0]
     else:
         n_rows = check_data()
@@ -104,7 +110,7 @@ def anonymize(
                ctx={"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
                     "keep": [ident.quote(x) for x in keep], "out": ident.quote(output),
                     "eq_col": ident.quote(eq_class), "sa_type": cols[sa] if sa else None,
-                    "presorted": presorted, "atoms": atoms, "grouped": True},
+                    "presorted": presorted, "atoms": atoms, "fast": fast, "grouped": True},
                check_data=check_data)
     return _publish(con, job, n_rows)
 
@@ -182,6 +188,8 @@ class _Steps:
         self.env = templates.environment()
         self.codes_by_rid: dict = {}
         self.weights = None  # with atoms: each atom's rows
+        self.dict_values: dict = {}  # fast: per category (QI index) its values in code order
+        self.sa_texts = None  # fast: the SA values' texts in SA code order
         self.finals: list = []  # the partitioner's final partitions, level by level (mondrian.partition)
         self.frames: dict = {}  # registered DataFrames, by name
         # what the check macros read: the published table, or (presorted) the frame it is a copy of
@@ -207,6 +215,17 @@ class _Steps:
         """01_prepare: the dictionaries, then the codes read in one pass; (Dims, SA codes)."""
         job = self.job
         *prepare, read = templates.render(self.env, "mondrian/01_prepare.sql.j2", job.ctx)
+        if job.ctx["fast"]:
+            table = self.con.sql(read).to_arrow_table()
+            self.prof.mark(_stmt_label("01_prepare", 1, read))
+            self.codes_by_rid, dims, sa_codes, self.weights, self.dict_values, self.sa_texts = _read_arrow(table, job)
+            for col in job.spec:  # a category of more than 62 values: its value list for 03_publish's cells
+                if not col["numeric"] and dims.nd[col["i"]] > 62:
+                    self.register(f"sqlanon__mdr_dict{col['i']}", pd.DataFrame(
+                        {"v": pd.Series(self.dict_values[col["i"]], dtype=object),
+                         "code": np.arange(int(dims.nd[col["i"]]), dtype=np.float64)}))
+            self.prof.mark("code the rows and check the data (numpy)")
+            return dims, sa_codes
         if job.ctx["atoms"]:  # the atoms first, then the data checks on them
             self.run("01_prepare", prepare[:1])
             job.check_data("sqlanon__mdr_atoms")
@@ -228,7 +247,7 @@ class _Steps:
         codes["pid"] = pid
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-        stats, cls_of_row = _class_stats(con, dims, pid, job.spec, self.weights, self.finals)
+        stats, cls_of_row = _class_stats(con, dims, pid, job.spec, self.weights, self.finals, self.dict_values)
         self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
         self.register("sqlanon__mdr_stats", stats)
         self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
@@ -237,7 +256,8 @@ class _Steps:
         classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
         self.run("03_publish", [classes])
         if job.ctx["presorted"]:
-            frame, job.ctx["grouped"] = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights)
+            frame, job.ctx["grouped"] = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights,
+                                                      self.sa_texts)
             self.register("sqlanon__mdr_grp", frame)
             self.checked_table = "sqlanon__mdr_out"
             self.prof.mark("output groups in class, SA order (numpy)")
@@ -245,6 +265,85 @@ class _Steps:
         self.run("03_publish", rest, first=2)
         per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
         return per_list, len(stats)
+
+
+def _sorted_codes(col: pa.Array, order_by: pa.Array | None = None) -> tuple[np.ndarray, pa.Array]:
+    """Each element's rank among the column's distinct values (int64) and those values in rank
+    order: sorted by ``order_by`` (a value's native form, e.g. a number for its text) when
+    given, else by the values themselves (text: byte order, DuckDB's VARCHAR order)."""
+    enc = pc.dictionary_encode(col)
+    idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    dic = enc.dictionary
+    key = dic
+    if order_by is not None:  # each value's native form, from its first row
+        _, first = np.unique(idx, return_index=True)
+        key = order_by.take(pa.array(first))
+    order = pc.sort_indices(key).to_numpy()
+    rank = np.empty(len(dic), dtype=np.int64)
+    rank[order] = np.arange(len(dic))
+    return rank[idx], dic.take(pa.array(order))
+
+
+def _read_arrow(table: pa.Table, job: _Job):
+    """01_prepare's fast statement read to Arrow (rows with rid, or atoms with n): the data
+    checks of ``_check_data`` on it (NULLs, non-finite floats, rows, the SA), then the same
+    (codes, Dims, SA codes, weights) as :func:`_read_codes`, plus each category's values in
+    code order and the SA values' texts in code order. A category's code is its rank in the
+    sorted list of its texts, as 01_prepare's dictionaries give it."""
+    atoms = job.ctx["atoms"]
+    cols = {name: table.column(name).combine_chunks() for name in table.column_names}
+    weights = np.asarray(cols["n"].to_numpy(), dtype=np.int64) if atoms else None
+    n = len(table)
+    n_rows = int(weights.sum()) if atoms else n
+
+    def rows_where(mask: np.ndarray) -> int:
+        return int(weights[mask].sum()) if atoms else int(mask.sum())
+
+    checked = [(f"x{c['i']}", job.qi[c["i"]]) for c in job.spec] + ([("sa", job.sa)] if job.sa else [])
+    nulls = [rows_where(cols[x].is_null().to_numpy(zero_copy_only=False)) if cols[x].null_count else 0
+             for x, _ in checked]
+    floats = [c for c in job.spec if c["type"].upper() in ident.FLOAT_TYPES]
+    xs = {c["i"]: cols[f"x{c['i']}"].to_numpy(zero_copy_only=False) for c in job.spec if c["numeric"]}
+    nonfinite = [0 if any(nulls) else rows_where(~np.isfinite(xs[c["i"]])) for c in floats]
+    sa_codes = sa_texts = None
+    if job.sa is not None and not any(nulls):
+        sa_codes, sa_values = _sorted_codes(cols["sv"], cols["sa"]) if "sv" in cols else _sorted_codes(cols["sa"])
+        sa_texts = sa_values.to_pylist()
+    _judge_data(job.source, [name for _, name in checked], nulls, [job.qi[c["i"]] for c in floats], nonfinite, n_rows,
+                job.sa, None if sa_codes is None else len(sa_texts), job.k, job.l, job.diversity, job.c,
+                lambda: sorted(np.bincount(sa_codes, weights=weights).astype(np.int64).tolist(), reverse=True))
+    if atoms:
+        at = slice(None)
+        codes = {"n": weights}
+    else:
+        rid = np.asarray(cols["rid"].to_numpy(), dtype=np.int64)
+        at = rid - 1  # rid is 1..n: each row's place in row-id order
+        codes = {"rid": np.arange(1, n + 1, dtype=np.int64)}
+    ranks = np.empty((len(job.spec), n), dtype=np.int32)
+    values, range_, nd, dict_values = [], [], [], {}
+    for c in job.spec:
+        i = c["i"]
+        x = np.empty(n, dtype=np.float64)
+        if c["numeric"]:
+            x[at] = xs[i]
+            r, vals = mondrian.dense_ranks(x)
+            values.append(vals)
+        else:
+            r_in, texts = _sorted_codes(cols[f"x{i}"])
+            x[at] = r_in
+            r = x.astype(np.int32)
+            vals = np.arange(len(texts), dtype=np.float64)
+            values.append(None)
+            dict_values[i] = texts.to_pylist()
+        codes[f"x{i}"] = x
+        ranks[i] = r
+        range_.append(float(vals[-1] - vals[0]) if n else 0.0)
+        nd.append(float(vals.size))
+    if sa_codes is not None:
+        sc = np.empty(n, dtype=np.int64)
+        sc[at] = sa_codes
+        codes["sc"] = sa_codes = sc
+    return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes, weights, dict_values, sa_texts
 
 
 def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
@@ -283,7 +382,7 @@ def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
     return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes, weights
 
 
-def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals) -> tuple[pd.DataFrame, np.ndarray]:
+def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values) -> tuple[pd.DataFrame, np.ndarray]:
     """Per class (final partition, in partition id order): its id, rows (an atom counts
     ``weights`` rows), and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
@@ -292,8 +391,8 @@ def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals) -> tuple[pd.
     extents are ``reduceat`` over the rows grouped by class as the partitioner left them
     (``finals``: per level its final partitions' rows, ids and sizes)."""
     bit_qis = [c for c in spec if c["bits"]]
-    values = {}
-    if bit_qis:  # the values of each category with bits, in code order
+    values = dict_values
+    if bit_qis and not values:  # the values of each category with bits, in code order
         got = con.execute("SELECT " + ", ".join(f"(SELECT list(v ORDER BY code) FROM sqlanon__mdr_dict{c['i']})"
                                                  for c in bit_qis)).fetchall()[0]
         values = {c["i"]: v for c, v in zip(bit_qis, got)}
@@ -335,7 +434,7 @@ def _set_cells(bits: np.ndarray, values: list) -> np.ndarray:
     return np.asarray(cells, dtype=object)[inv.reshape(-1)]
 
 
-def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None):
+def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None, sa_texts=None):
     """The published rows as *groups*: one row per (class, SA value), in storage order
     (class, then SA code), with its number of rows ``sqlanon__n`` (an atom counts
     ``weights`` rows), as categorical columns: per QI the class's published cell (read
@@ -370,7 +469,8 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
         out[job.qi[col["i"]]] = pd.Categorical.from_codes(codes.astype(np.int32)[cls],
                                                         categories=pd.Index(uniques, dtype=object))
     if sc is not None:
-        values = con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
+        values = sa_texts if sa_texts is not None else \
+            con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
         out[job.sa] = pd.Categorical.from_codes((keys % n_sc).astype(np.int32),
                                                 categories=pd.Index(values, dtype=object))
     out[job.eq_class] = cls + 1

@@ -425,3 +425,31 @@ def test_reserved_column_names_and_a_failed_statement_leave_the_connection_usabl
         sqlanon.static.templates.render = broken
     assert anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3).k >= 3
 
+
+
+@pytest.mark.parametrize("path", [{"keep": ["id"]}, {}, {"strict": False}],
+                         ids=["kept columns (SQL dictionaries)", "atoms (Arrow read)", "relaxed rows (Arrow read)"])
+def test_bad_data_same_errors_on_every_read_path(con, path):
+    """The data checks read in numpy from the Arrow read (no kept columns) say what the SQL
+    checks say: NULL and NaN counts in rows (an atom counts its rows), too few SA values, an
+    SA not entropy-diverse as a whole; nothing is written."""
+    con.execute("CREATE TABLE bd AS SELECT range AS id, CASE WHEN range % 7 = 0 THEN 'nan'::DOUBLE "
+                "ELSE (range % 5)::DOUBLE END AS q, CASE WHEN range % 9 = 0 THEN NULL ELSE 'c' || (range % 3) END AS w, "
+                "'s' || (range % 2) AS s FROM range(120)")
+    with pytest.raises(SqlanonError, match="column 'w' of table 'bd' has 14 NULL values"):
+        anonymize(con, "bd", qi=["q", "w"], sa="s", k=2, output="o_bd", **path)
+    con.execute("UPDATE bd SET w = 'c9' WHERE w IS NULL")
+    with pytest.raises(SqlanonError, match="column 'q' of table 'bd' has 18 NaN or infinite values"):
+        anonymize(con, "bd", qi=["q", "w"], sa="s", k=2, output="o_bd", **path)
+    con.execute("DELETE FROM bd WHERE isnan(q)")
+    if path.get("strict", True):
+        with pytest.raises(SqlanonError, match="SA column 's' of table 'bd' has 2 distinct values, fewer than l = 3"):
+            anonymize(con, "bd", qi=["q", "w"], sa="s", k=2, l=3, output="o_bd", **path)
+        con.execute("UPDATE bd SET s = 's2' WHERE id = 1")
+        with pytest.raises(SqlanonError, match="not entropy 3-diverse as a whole"):
+            anonymize(con, "bd", qi=["q", "w"], sa="s", k=2, l=3, diversity="entropy", output="o_bd", **path)
+    with pytest.raises(SqlanonError, match="has 102 rows, fewer than k = 103"):
+        anonymize(con, "bd", qi=["q", "w"], sa="s", k=103, output="o_bd", **path)
+    assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o_bd'").fetchall()[0][0]
+    r = anonymize(con, "bd", qi=["q", "w"], sa="s", k=2, output="o_bd", **path)
+    assert r.rows == 102 and r.k >= 2
