@@ -157,7 +157,7 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
                                              finals=steps.finals)
             prof.mark(f"partition tree, {levels} levels (numpy)")
             per_list, classes = steps.publish(dims, pid)
-            checked = _verify(con, job, classes, steps.checked_table)
+            checked = _verify(con, job, classes, steps.checked_table, steps.emd)
             prof.mark(f"check macros on {steps.checked_table}")
             steps.unregister()
             steps.run("09_cleanup")
@@ -194,6 +194,7 @@ class _Steps:
         self.frames: dict = {}  # registered DataFrames, by name
         # what the check macros read: the published table, or (presorted) the frame it is a copy of
         self.checked_table = job.output
+        self.emd = None  # presorted, without t requested: the published groups' largest EMD (numpy)
 
     def run(self, name: str, statements=None, first: int = 1) -> None:
         """Run a template's statements (or the given ones of it, numbered from ``first``)."""
@@ -256,8 +257,8 @@ class _Steps:
         classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
         self.run("03_publish", [classes])
         if job.ctx["presorted"]:
-            frame, job.ctx["grouped"] = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights,
-                                                      self.sa_texts)
+            frame, job.ctx["grouped"], self.emd = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights,
+                                                                self.sa_texts)
             self.register("sqlanon__mdr_grp", frame)
             self.checked_table = "sqlanon__mdr_out"
             self.prof.mark("output groups in class, SA order (numpy)")
@@ -464,10 +465,15 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
                         + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
                         + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy()
     out = {}
+    cell_codes = []
     for col in job.spec:
         codes, uniques = pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object))
+        cell_codes.append(codes)
         out[job.qi[col["i"]]] = pd.Categorical.from_codes(codes.astype(np.int32)[cls],
                                                         categories=pd.Index(uniques, dtype=object))
+    emd = None
+    if sc is not None and job.t is None:  # t requested: sqlanon_t_closeness computes it (_guarantee)
+        emd = _largest_emd(np.stack(cell_codes, axis=1), cls, keys % n_sc, reps, n_sc)
     if sc is not None:
         values = sa_texts if sa_texts is not None else \
             con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
@@ -476,10 +482,27 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
     out[job.eq_class] = cls + 1
     if grouped:
         out["sqlanon__n"] = reps
-    return pd.DataFrame(out, copy=False), grouped
+    return pd.DataFrame(out, copy=False), grouped, emd
 
 
-def _verify(con, job: _Job, classes: int, checked: str) -> dict:
+def _largest_emd(cells: np.ndarray, cls: np.ndarray, sc: np.ndarray, reps: np.ndarray, n_sc: int) -> float:
+    """The largest equal-distance EMD between a published group's SA distribution and the
+    table's (what ``sqlanon_t_closeness(..., false)`` reports, up to float rounding): ``cells``
+    holds per class its published cells (codes, one column per QI); a published group is the
+    classes with equal cells; (``cls``, ``sc``, ``reps``): per (class, SA code) its rows.
+    EMD = 1/2 sum over SA values |p - q| = 1/2 (sum over the group's values |p - q| + 1 - their q)."""
+    group_of_class = np.unique(cells, axis=0, return_inverse=True)[1].reshape(-1)
+    key = group_of_class[cls].astype(np.int64) * n_sc + sc
+    u, inv = np.unique(key, return_inverse=True)
+    cnt = np.bincount(inv.reshape(-1), weights=reps)
+    g, s = u // n_sc, u % n_sc
+    size = np.bincount(g, weights=cnt)
+    q = np.bincount(sc, weights=reps, minlength=n_sc) / reps.sum()
+    emd = 0.5 * (np.bincount(g, weights=np.abs(cnt / size[g] - q[s])) + 1.0 - np.bincount(g, weights=q[s]))
+    return float(emd.max())
+
+
+def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None) -> dict:
     """The guarantee, checked on the published table by the check macros (the call
     fails, and nothing is written, if any is worse than requested); the result's numbers.
 
@@ -500,7 +523,7 @@ def _verify(con, job: _Job, classes: int, checked: str) -> dict:
     what ``sqlanon_discernibility`` (sum of squared group sizes) and ``sqlanon_avg_group_size``
     (rows / groups / k) compute from the rows. The groups and rows counted both ways must
     agree, else the call fails."""
-    m = _guarantee(con, job, checked)
+    m = _guarantee(con, job, checked, emd)
     published = con.execute(f"SELECT count(*) FROM {ident.quote(job.output)}").fetchall()[0][0]
     cells = ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
     disc, c_groups, c_rows = con.execute(
@@ -517,15 +540,21 @@ def _verify(con, job: _Job, classes: int, checked: str) -> dict:
             "discernibility": int(disc), "avg_class_size": float(m["rows"] / m["groups"] / job.k)}
 
 
-def _guarantee(con, job: _Job, checked: str) -> dict:
+def _guarantee(con, job: _Job, checked: str, emd: float | None = None) -> dict:
     """k, groups, rows, distinct l (dl), entropy l (el), t and, for recursive diversity,
-    c_required (creq) of table ``checked``, by the check macros."""
+    c_required (creq) of table ``checked``, by the check macros. ``emd``: t when it was not
+    requested (then not a guarantee but a number of the result), computed from the output
+    groups in numpy (``_largest_emd``): ``sqlanon_t_closeness`` runs only when t is requested."""
     qi, sa = job.qi, job.sa
     if sa is None:
         k, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [checked, qi]).fetchall()[0]
         return {"k": k, "groups": groups, "rows": rows, "dl": None, "el": None, "t": None, "creq": None}
-    got = con.execute("SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM sqlanon_profile($1, $2, $3) p, "
-                      "sqlanon_t_closeness($1, $2, $3, false) c", [checked, qi, sa]).fetchall()[0]
+    if emd is not None and job.t is None:
+        got = con.execute("SELECT k, groups, rows, distinct_l, entropy_l, $4::DOUBLE FROM sqlanon_profile($1, $2, $3)",
+                          [checked, qi, sa, emd]).fetchall()[0]
+    else:
+        got = con.execute("SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM sqlanon_profile($1, $2, $3) p, "
+                          "sqlanon_t_closeness($1, $2, $3, false) c", [checked, qi, sa]).fetchall()[0]
     m = dict(zip(("k", "groups", "rows", "dl", "el", "t"), got), creq=None)
     if job.l is not None and job.diversity == "recursive":
         m["creq"] = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)",

@@ -206,6 +206,10 @@ def _check_against_reference(spec, data, k, l, strict, t, div):
         assert sorted(stored) == sorted(con.execute(f"SELECT {cols} FROM o").fetchall())
         assert [(x[-1], x[-2]) for x in stored] == sorted((x[-1], x[-2]) for x in stored)
         assert (r2.k, r2.classes, r2.ncp, r2.distinct_l) == (r.k, r.classes, r.ncp, r.distinct_l)
+        # t: the macro's on both outputs (o2's, when t was not requested, computed in numpy from its groups)
+        for out, res in (("o", r), ("o2", r2)):
+            emd = con.execute(f"SELECT t FROM sqlanon_t_closeness('{out}', ?, 's', false)", [qi]).fetchall()[0][0]
+            assert res.t == (emd if t is not None else pytest.approx(emd, abs=1e-12))
     finally:
         con.close()
 
