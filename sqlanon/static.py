@@ -249,7 +249,9 @@ class _Steps:
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
         stats, cls_of_row = _class_stats(con, dims, pid, job.spec, self.weights, self.finals, self.dict_values)
-        self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
+        if not job.ctx["presorted"] or any(not c["numeric"] and not c["bits"] for c in job.spec):
+            # (read by 03_publish only for the joined output and for categories aggregated from the rows)
+            self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
         self.register("sqlanon__mdr_stats", stats)
         self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
                                                         "nd": dims.nd}))
@@ -318,7 +320,8 @@ def _read_arrow(table: pa.Table, job: _Job):
         codes = {"n": weights}
     else:
         rid = np.asarray(cols["rid"].to_numpy(), dtype=np.int64)
-        at = rid - 1  # rid is 1..n: each row's place in row-id order
+        in_order = bool(n) and rid[0] == 1 and bool(np.all(np.diff(rid) == 1))
+        at = slice(None) if in_order else rid - 1  # rid is 1..n: each row's place in row-id order
         codes = {"rid": np.arange(1, n + 1, dtype=np.int64)}
     ranks = np.empty((len(job.spec), n), dtype=np.int32)
     values, range_, nd, dict_values = [], [], [], {}
