@@ -274,9 +274,12 @@ def _sorted_codes(col: pa.Array, order_by: pa.Array | None = None) -> tuple[np.n
     """Each element's rank among the column's distinct values (int64) and those values in rank
     order: sorted by ``order_by`` (a value's native form, e.g. a number for its text) when
     given, else by the values themselves (text: byte order, DuckDB's VARCHAR order)."""
-    enc = pc.dictionary_encode(col)
-    idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    dic = enc.dictionary
+    enc = pc.dictionary_encode(col)  # a chunked column: one dictionary for all chunks (checked)
+    chunks = enc.chunks if isinstance(enc, pa.ChunkedArray) else [enc]
+    if not chunks or any(not ch.dictionary.equals(chunks[-1].dictionary) for ch in chunks):
+        chunks = [pc.dictionary_encode(col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)]
+    idx = np.concatenate([ch.indices.to_numpy(zero_copy_only=False) for ch in chunks]).astype(np.int64, copy=False)
+    dic = chunks[-1].dictionary
     key = dic
     if order_by is not None:  # each value's native form, from its first row
         _, first = np.unique(idx, return_index=True)
@@ -294,7 +297,7 @@ def _read_arrow(table: pa.Table, job: _Job):
     code order and the SA values' texts in code order. A category's code is its rank in the
     sorted list of its texts, as 01_prepare's dictionaries give it."""
     atoms = job.ctx["atoms"]
-    cols = {name: table.column(name).combine_chunks() for name in table.column_names}
+    cols = {name: table.column(name) for name in table.column_names}
     weights = np.asarray(cols["n"].to_numpy(), dtype=np.int64) if atoms else None
     n = len(table)
     n_rows = int(weights.sum()) if atoms else n
@@ -460,23 +463,21 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
     else:
         keys, inv = np.unique(key, return_inverse=True)
         reps = np.bincount(inv.reshape(-1), weights=weights, minlength=keys.size).astype(np.int64)
+    cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
+                        + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
+                        + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy()
+    factors = [pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object)) for col in job.spec]
+    emd = None
+    if sc is not None and job.t is None:  # t requested: sqlanon_t_closeness computes it (_guarantee)
+        emd = _largest_emd(np.stack([codes for codes, _ in factors], axis=1), keys // n_sc, keys % n_sc, reps, n_sc)
     grouped = 2 * keys.size <= int(reps.sum())
     if not grouped:
         keys, reps = np.repeat(keys, reps), np.ones(int(reps.sum()), dtype=np.int64)
     cls = keys // n_sc
-    cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
-                        + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
-                        + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy()
     out = {}
-    cell_codes = []
-    for col in job.spec:
-        codes, uniques = pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object))
-        cell_codes.append(codes)
+    for col, (codes, uniques) in zip(job.spec, factors):
         out[job.qi[col["i"]]] = pd.Categorical.from_codes(codes.astype(np.int32)[cls],
                                                         categories=pd.Index(uniques, dtype=object))
-    emd = None
-    if sc is not None and job.t is None:  # t requested: sqlanon_t_closeness computes it (_guarantee)
-        emd = _largest_emd(np.stack(cell_codes, axis=1), cls, keys % n_sc, reps, n_sc)
     if sc is not None:
         values = sa_texts if sa_texts is not None else \
             con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
