@@ -265,8 +265,9 @@ class _Steps:
             self.checked_table = "sqlanon__mdr_out"
             self.prof.mark("output groups in class, SA order (numpy)")
             rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[1:]  # (grouped or not)
-        self.run("03_publish", rest, first=2)
-        per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
+        self.run("03_publish", rest[:-1], first=2)
+        per_list = con.execute(rest[-1]).fetchall()[0][0]
+        self.prof.mark(_stmt_label("03_publish", len(rest) + 1, rest[-1]))
         return per_list, len(stats)
 
 
