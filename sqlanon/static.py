@@ -1,7 +1,9 @@
 """Static anonymization: Mondrian k-anonymity (optionally distinct, entropy or
 recursive l-diversity, t-closeness) (seed 002; docs/static.md).
 
-What runs where (docs/static.md): DuckDB codes the QIs (``sql/mondrian/01_prepare``),
+What runs where (docs/static.md): DuckDB reads the atoms (or rows) in one statement
+to Arrow, where the categories are coded and the data checked (``_read_arrow``; kept
+columns, hierarchies and collations: DuckDB codes the QIs, ``sql/mondrian/01_prepare``),
 numpy builds the partition tree over the codes read in one pass
 (``sqlanon/mondrian.py``) and each class's extent, DuckDB reads them back as
 registered DataFrames and builds the class table (``03_publish``); numpy puts the
