@@ -501,15 +501,25 @@ def _largest_emd(cells: np.ndarray, cls: np.ndarray, sc: np.ndarray, reps: np.nd
     holds per class its published cells (codes, one column per QI); a published group is the
     classes with equal cells; (``cls``, ``sc``, ``reps``): per (class, SA code) its rows.
     EMD = 1/2 sum over SA values |p - q| = 1/2 (sum over the group's values |p - q| + 1 - their q)."""
-    group_of_class = np.unique(cells, axis=0, return_inverse=True)[1].reshape(-1)
+    radix = cells.max(axis=0).astype(np.int64) + 1 if cells.size else np.ones(cells.shape[1], dtype=np.int64)
+    if float(np.prod(radix.astype(np.float64))) < 2.0 ** 62:  # the cells as one integer, grouped by hashing
+        group_of_class = pd.factorize(cells.astype(np.int64) @ np.cumprod(np.concatenate(([1], radix[:-1]))))[0]
+    else:
+        group_of_class = np.unique(cells, axis=0, return_inverse=True)[1].reshape(-1)
     key = group_of_class[cls].astype(np.int64) * n_sc + sc
-    u, inv = np.unique(key, return_inverse=True)
-    cnt = np.bincount(inv.reshape(-1), weights=reps)
+    bins = (int(group_of_class.max()) + 1) * n_sc if key.size else 0
+    if bins <= 4 * key.size + 4096:  # (group, SA) counts in key order: no sort
+        cnt = np.bincount(key, weights=reps, minlength=bins)
+        u = np.flatnonzero(cnt)
+        cnt = cnt[u]
+    else:
+        u, inv = np.unique(key, return_inverse=True)
+        cnt = np.bincount(inv.reshape(-1), weights=reps)
     g, s = u // n_sc, u % n_sc
     size = np.bincount(g, weights=cnt)
     q = np.bincount(sc, weights=reps, minlength=n_sc) / reps.sum()
     emd = 0.5 * (np.bincount(g, weights=np.abs(cnt / size[g] - q[s])) + 1.0 - np.bincount(g, weights=q[s]))
-    return float(emd.max())
+    return float(emd[size > 0].max())  # (a group id without rows: none when every class has rows)
 
 
 def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None) -> dict:
