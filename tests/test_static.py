@@ -486,3 +486,32 @@ def test_largest_emd_matches_the_definition(data):
         g[s] = g.get(s, 0) + r
     want = max(0.5 * sum(abs(g.get(s, 0) / sum(g.values()) - qd[s]) for s in range(n_sc)) for g in groups.values())
     assert _largest_emd(cells, cls, sc, reps, n_sc) == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("strict", [True, False], ids=["strict", "relaxed"])
+def test_arrow_read_publishes_what_the_sql_dictionaries_publish(con, strict):
+    """The Arrow read (categories coded in numpy by their text) against the SQL dictionaries
+    (taken with a kept column): a category of 100 values (cells from the registered value
+    list), a DATE and a BOOLEAN category (coded by their text), a DECIMAL number, a DECIMAL
+    SA (ordered by value, published as its text): the same rows, cells, SA values and classes;
+    and a column in several Arrow chunks is coded as in one."""
+    con.execute("CREATE TABLE ar AS SELECT range AS id, (range * 7919 % 100)::VARCHAR || 'c' AS many, "
+                "DATE '2020-01-01' + (range % 9)::INTEGER AS day, range % 3 = 0 AS flag, "
+                "((range * 31) % 97 / 8)::DECIMAL(9, 2) AS amount, ((range % 5) * 1.5 - 2)::DECIMAL(6, 1) AS s "
+                "FROM range(200000)")
+    qi = ["many", "day", "flag", "amount"]
+    a = anonymize(con, "ar", qi=qi, sa="s", k=40, strict=strict, output="fast")
+    b = anonymize(con, "ar", qi=qi, sa="s", k=40, strict=strict, output="sql", keep=["id"])
+    cols = ", ".join(qi + ["s", "eq_class"])
+    assert con.execute(f"SELECT {cols} FROM fast EXCEPT ALL SELECT {cols} FROM sql").fetchall() == []
+    assert con.execute(f"SELECT {cols} FROM sql EXCEPT ALL SELECT {cols} FROM fast").fetchall() == []
+    assert (a.classes, a.k, a.ncp, a.distinct_l) == (b.classes, b.k, b.ncp, b.distinct_l)
+    assert a.t == pytest.approx(b.t, abs=1e-12)
+    assert con.execute("SELECT count(*) FROM fast WHERE many LIKE '{%'").fetchall()[0][0] > 0  # sets of > 62 values
+    import pyarrow as pa
+    from sqlanon.static import _sorted_codes
+    chunked = pa.chunked_array([["b", "a", "b"], ["c", "a"], [], ["d", "b"]])
+    codes, values = _sorted_codes(chunked)
+    assert codes.tolist() == [1, 0, 1, 2, 0, 3, 1] and values.to_pylist() == ["a", "b", "c", "d"]
+    codes, values = _sorted_codes(pa.chunked_array([["10", "9"], ["10"]]), pa.chunked_array([[10, 9], [10]]))
+    assert codes.tolist() == [1, 0, 1] and values.to_pylist() == ["9", "10"]  # by the numbers, not the texts
