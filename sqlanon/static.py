@@ -22,8 +22,11 @@ from typing import Mapping, Sequence
 import duckdb
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
+try:  # the Arrow read (not a dependency of the package: without it the SQL dictionaries are used)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+except ImportError:  # pragma: no cover - pyarrow comes with pandas 3 and the test extras
+    pa = pc = None
 
 from . import ident, mondrian, templates
 from .errors import EngineError, SqlanonError
@@ -96,7 +99,8 @@ def anonymize(
     atoms = presorted and strict  # strict Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
     # one statement read to Arrow, the categories coded in numpy by their text's byte order (DuckDB's
     # VARCHAR order unless a collation is set: then the dictionaries are built in SQL)
-    fast = presorted and not given and not con.execute("SELECT current_setting('default_collation')").fetchall()[0][0]
+    fast = (pa is not None and presorted and not given
+            and not con.execute("SELECT current_setting('default_collation')").fetchall()[0][0])
 
     def check_data(rel: str | None = None) -> int:
         """_check_data on the source, or with atoms on the atoms table (its rows counted by sqlanon__n)."""
@@ -276,7 +280,7 @@ class _Steps:
         return per_list, len(stats)
 
 
-def _sorted_codes(col: pa.Array, order_by: pa.Array | None = None) -> tuple[np.ndarray, pa.Array]:
+def _sorted_codes(col, order_by=None) -> tuple[np.ndarray, object]:
     """Each element's rank among the column's distinct values (int64) and those values in rank
     order: sorted by ``order_by`` (a value's native form, e.g. a number for its text) when
     given, else by the values themselves (text: byte order, DuckDB's VARCHAR order)."""
@@ -296,7 +300,7 @@ def _sorted_codes(col: pa.Array, order_by: pa.Array | None = None) -> tuple[np.n
     return rank[idx], dic.take(pa.array(order))
 
 
-def _read_arrow(table: pa.Table, job: _Job):
+def _read_arrow(table, job: _Job):
     """01_prepare's fast statement read to Arrow (rows with rid, or atoms with n): the data
     checks of ``_check_data`` on it (NULLs, non-finite floats, rows, the SA), then the same
     (codes, Dims, SA codes, weights) as :func:`_read_codes`, plus each category's values in

@@ -515,3 +515,14 @@ def test_arrow_read_publishes_what_the_sql_dictionaries_publish(con, strict):
     assert codes.tolist() == [1, 0, 1, 2, 0, 3, 1] and values.to_pylist() == ["a", "b", "c", "d"]
     codes, values = _sorted_codes(pa.chunked_array([["10", "9"], ["10"]]), pa.chunked_array([[10, 9], [10]]))
     assert codes.tolist() == [1, 0, 1] and values.to_pylist() == ["9", "10"]  # by the numbers, not the texts
+
+
+def test_without_pyarrow_the_sql_dictionaries_are_used(con, monkeypatch):
+    """pyarrow is not a dependency of the package: without it the call takes the SQL dictionaries
+    and publishes the same table (rows in the same storage order)."""
+    import sqlanon.static as static_mod
+    load_adult(con, "adult", complete=True)
+    anonymize(con, "adult", qi=ADULT_QI, sa="occupation", k=10, output="with_arrow")
+    monkeypatch.setattr(static_mod, "pa", None)
+    anonymize(con, "adult", qi=ADULT_QI, sa="occupation", k=10, output="without")
+    assert con.execute("SELECT * FROM with_arrow").fetchall() == con.execute("SELECT * FROM without").fetchall()
