@@ -152,7 +152,9 @@ def size_run(con, copies: int, rounds: int, peer: Peer | None) -> dict:
     for name in VARIANTS:
         ts = [x["seconds"] for x in per[name]]
         res["variants"][name] = {**per[name][-1], "median_s": statistics.median(ts), "times": ts,
-                                 "ratio_to_strict": statistics.median(v / s for v, s in zip(ts, strict))}
+                                 "ratio_to_strict": statistics.median(v / s for v, s in zip(ts, strict)),
+                                 "cpu_ratio_to_strict": statistics.median(v["cpu"] / s["cpu"] for v, s in
+                                                                          zip(per[name], per["strict"]))}
     if peer:
         ts = [x["seconds"] for x in per["peer"]]
         res["peer"] = {**per["peer"][-1], "median_s": statistics.median(ts), "times": ts,
@@ -215,11 +217,13 @@ def write_md(res: dict) -> str:
                              f"**{p['speedup']:.1f}x** | {p['cpu_speedup']:.1f}x | {s['strict']['ncp']:.2f} | {p['ncp_sqlanon_macro']:.2f} | "
                              f"{p['ncp_own']:.2f} | {s['strict']['classes']:,} | {p['classes']:,} | {s['load_after']} |")
         lines.append("")
-    lines += ["Variants (k = 10; time relative to strict in the same round, median of rounds):", "",
+    lines += ["Variants (k = 10; time relative to strict in the same round, median of rounds; in brackets the "
+              "same ratio of CPU time, the median time and the NCP):", "",
               "| rows | " + " | ".join(VARIANTS) + " |", "|---:|" + "---:|" * len(VARIANTS)]
     for s in res["sizes"]:
         lines.append(f"| {s['rows']:,} | " + " | ".join(
-            f"{v['ratio_to_strict']:.2f}x ({v['median_s']:.2f} s, NCP {v['ncp']:.2f}%)" for v in s["variants"].values())
+            f"{v['ratio_to_strict']:.2f}x ({'CPU %.2fx, ' % v['cpu_ratio_to_strict'] if 'cpu_ratio_to_strict' in v else ''}"
+            f"{v['median_s']:.2f} s, NCP {v['ncp']:.2f}%)" for v in s["variants"].values())
             + " |")
     for b in res.get("big", []):
         lines += ["", f"Adult x {b['rows'] // 30162} = {b['rows']:,} rows, strict k = {K}, fresh subprocess on a "

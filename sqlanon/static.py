@@ -1,7 +1,9 @@
 """Static anonymization: Mondrian k-anonymity (optionally distinct, entropy or
 recursive l-diversity, t-closeness) (seed 002; docs/static.md).
 
-What runs where (docs/static.md): DuckDB codes the QIs (``sql/mondrian/01_prepare``),
+What runs where (docs/static.md): DuckDB reads the atoms (or rows) in one statement
+to Arrow, where the categories are coded and the data checked (``_read_arrow``; kept
+columns, hierarchies and collations: DuckDB codes the QIs, ``sql/mondrian/01_prepare``),
 numpy builds the partition tree over the codes read in one pass
 (``sqlanon/mondrian.py``) and each class's extent, DuckDB reads them back as
 registered DataFrames and builds the class table (``03_publish``); numpy puts the
@@ -20,12 +22,18 @@ from typing import Mapping, Sequence
 import duckdb
 import numpy as np
 import pandas as pd
+try:  # the Arrow read (not a dependency of the package: without it the SQL dictionaries are used)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+except ImportError:  # pragma: no cover - pyarrow comes with pandas 3 and the test extras
+    pa = pc = None
 
 from . import ident, mondrian, templates
 from .errors import EngineError, SqlanonError
 from .engine import as_engine
 from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
-from .static_checks import _check_params, _check_columns, _qi_spec, _check_data, _check_hierarchy_values, _is_numeric
+from .static_checks import (_check_params, _check_columns, _qi_spec, _check_data, _check_hierarchy_values,
+                            _is_numeric, _judge_data)
 
 
 @dataclass
@@ -89,13 +97,17 @@ def anonymize(
     given = dict(hierarchies or {})
     presorted = not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))
     atoms = presorted and strict  # strict Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
+    # one statement read to Arrow, the categories coded in numpy by their text's byte order (DuckDB's
+    # VARCHAR order unless a collation is set: then the dictionaries are built in SQL)
+    fast = (pa is not None and presorted and not given
+            and not con.execute("SELECT current_setting('default_collation')").fetchall()[0][0])
 
     def check_data(rel: str | None = None) -> int:
         """_check_data on the source, or with atoms on the atoms table (its rows counted by sqlanon__n)."""
         return _check_data(con, source, cols, qi, sa, k, l, diversity, c, rel=rel,
                            weight="sqlanon__n" if rel else None)
 
-    if atoms:  # checked on the atoms, inside the transaction (one scan of the source fewer)
+    if atoms or fast:  # checked on the atoms or the rows read, inside the transaction (one scan of the source fewer)
         n_rows = con.execute(f"SELECT count(*) FROM {ident.qualified(con, source)}").fetchall()[0][0]
     else:
         n_rows = check_data()
@@ -104,7 +116,7 @@ def anonymize(
                ctx={"src": ident.qualified(con, source), "qi": spec, "sa": ident.quote(sa) if sa else None,
                     "keep": [ident.quote(x) for x in keep], "out": ident.quote(output),
                     "eq_col": ident.quote(eq_class), "sa_type": cols[sa] if sa else None,
-                    "presorted": presorted, "atoms": atoms, "grouped": True},
+                    "presorted": presorted, "atoms": atoms, "fast": fast, "grouped": True},
                check_data=check_data)
     return _publish(con, job, n_rows)
 
@@ -151,7 +163,7 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
                                              finals=steps.finals)
             prof.mark(f"partition tree, {levels} levels (numpy)")
             per_list, classes = steps.publish(dims, pid)
-            checked = _verify(con, job, classes, steps.checked_table)
+            checked = _verify(con, job, classes, steps.checked_table, steps.emd)
             prof.mark(f"check macros on {steps.checked_table}")
             steps.unregister()
             steps.run("09_cleanup")
@@ -182,10 +194,13 @@ class _Steps:
         self.env = templates.environment()
         self.codes_by_rid: dict = {}
         self.weights = None  # with atoms: each atom's rows
+        self.dict_values: dict = {}  # fast: per category (QI index) its values in code order
+        self.sa_texts = None  # fast: the SA values' texts in SA code order
         self.finals: list = []  # the partitioner's final partitions, level by level (mondrian.partition)
         self.frames: dict = {}  # registered DataFrames, by name
         # what the check macros read: the published table, or (presorted) the frame it is a copy of
         self.checked_table = job.output
+        self.emd = None  # presorted, without t requested: the published groups' largest EMD (numpy)
 
     def run(self, name: str, statements=None, first: int = 1) -> None:
         """Run a template's statements (or the given ones of it, numbered from ``first``)."""
@@ -196,6 +211,9 @@ class _Steps:
             self.prof.mark(_stmt_label(name, i, stmt))
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
+        # column names as a plain object Index: pandas >= 3 infers an Arrow-backed string Index,
+        # whose every lookup (DuckDB's scan looks the columns up one by one) costs ~0.2 ms
+        frame.columns = pd.Index(list(frame.columns), dtype=object)
         self.con.register(name, frame)
         self.frames[name] = frame
 
@@ -207,6 +225,17 @@ class _Steps:
         """01_prepare: the dictionaries, then the codes read in one pass; (Dims, SA codes)."""
         job = self.job
         *prepare, read = templates.render(self.env, "mondrian/01_prepare.sql.j2", job.ctx)
+        if job.ctx["fast"]:
+            table = self.con.sql(read).to_arrow_table()
+            self.prof.mark(_stmt_label("01_prepare", 1, read))
+            self.codes_by_rid, dims, sa_codes, self.weights, self.dict_values, self.sa_texts = _read_arrow(table, job)
+            for col in job.spec:  # a category of more than 62 values: its value list for 03_publish's cells
+                if not col["numeric"] and dims.nd[col["i"]] > 62:
+                    self.register(f"sqlanon__mdr_dict{col['i']}", pd.DataFrame(
+                        {"v": pd.Series(self.dict_values[col["i"]], dtype=object),
+                         "code": np.arange(int(dims.nd[col["i"]]), dtype=np.float64)}))
+            self.prof.mark("code the rows and check the data (numpy)")
+            return dims, sa_codes
         if job.ctx["atoms"]:  # the atoms first, then the data checks on them
             self.run("01_prepare", prepare[:1])
             job.check_data("sqlanon__mdr_atoms")
@@ -228,8 +257,10 @@ class _Steps:
         codes["pid"] = pid
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-        stats, cls_of_row = _class_stats(con, dims, pid, job.spec, self.weights, self.finals)
-        self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
+        stats, cls_of_row = _class_stats(con, dims, pid, job.spec, self.weights, self.finals, self.dict_values)
+        if not job.ctx["presorted"] or any(not c["numeric"] and not c["bits"] for c in job.spec):
+            # (read by 03_publish only for the joined output and for categories aggregated from the rows)
+            self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
         self.register("sqlanon__mdr_stats", stats)
         self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
                                                         "nd": dims.nd}))
@@ -237,14 +268,99 @@ class _Steps:
         classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
         self.run("03_publish", [classes])
         if job.ctx["presorted"]:
-            frame, job.ctx["grouped"] = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights)
+            frame, job.ctx["grouped"], self.emd = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights,
+                                                                self.sa_texts)
             self.register("sqlanon__mdr_grp", frame)
             self.checked_table = "sqlanon__mdr_out"
             self.prof.mark("output groups in class, SA order (numpy)")
             rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[1:]  # (grouped or not)
-        self.run("03_publish", rest, first=2)
-        per_list = con.execute("SELECT per_column FROM sqlanon__mdr_ncp").fetchall()[0][0]
+        self.run("03_publish", rest[:-1], first=2)
+        per_list = con.execute(rest[-1]).fetchall()[0][0]
+        self.prof.mark(_stmt_label("03_publish", len(rest) + 1, rest[-1]))
         return per_list, len(stats)
+
+
+def _sorted_codes(col, order_by=None) -> tuple[np.ndarray, object]:
+    """Each element's rank among the column's distinct values (int64) and those values in rank
+    order: sorted by ``order_by`` (a value's native form, e.g. a number for its text) when
+    given, else by the values themselves (text: byte order, DuckDB's VARCHAR order)."""
+    enc = pc.dictionary_encode(col)  # a chunked column: one dictionary for all chunks (checked)
+    chunks = enc.chunks if isinstance(enc, pa.ChunkedArray) else [enc]
+    if not chunks or any(not ch.dictionary.equals(chunks[-1].dictionary) for ch in chunks):
+        chunks = [pc.dictionary_encode(col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)]
+    idx = np.concatenate([ch.indices.to_numpy(zero_copy_only=False) for ch in chunks]).astype(np.int64, copy=False)
+    dic = chunks[-1].dictionary
+    key = dic
+    if order_by is not None:  # each value's native form, from its first row
+        _, first = np.unique(idx, return_index=True)
+        key = order_by.take(pa.array(first))
+    order = pc.sort_indices(key).to_numpy()
+    rank = np.empty(len(dic), dtype=np.int64)
+    rank[order] = np.arange(len(dic))
+    return rank[idx], dic.take(pa.array(order))
+
+
+def _read_arrow(table, job: _Job):
+    """01_prepare's fast statement read to Arrow (rows with rid, or atoms with n): the data
+    checks of ``_check_data`` on it (NULLs, non-finite floats, rows, the SA), then the same
+    (codes, Dims, SA codes, weights) as :func:`_read_codes`, plus each category's values in
+    code order and the SA values' texts in code order. A category's code is its rank in the
+    sorted list of its texts, as 01_prepare's dictionaries give it."""
+    atoms = job.ctx["atoms"]
+    cols = {name: table.column(name) for name in table.column_names}
+    weights = np.asarray(cols["n"].to_numpy(), dtype=np.int64) if atoms else None
+    n = len(table)
+    n_rows = int(weights.sum()) if atoms else n
+
+    def rows_where(mask: np.ndarray) -> int:
+        return int(weights[mask].sum()) if atoms else int(mask.sum())
+
+    checked = [(f"x{c['i']}", job.qi[c["i"]]) for c in job.spec] + ([("sa", job.sa)] if job.sa else [])
+    nulls = [rows_where(cols[x].is_null().to_numpy(zero_copy_only=False)) if cols[x].null_count else 0
+             for x, _ in checked]
+    floats = [c for c in job.spec if c["type"].upper() in ident.FLOAT_TYPES]
+    xs = {c["i"]: cols[f"x{c['i']}"].to_numpy(zero_copy_only=False) for c in job.spec if c["numeric"]}
+    nonfinite = [0 if any(nulls) else rows_where(~np.isfinite(xs[c["i"]])) for c in floats]
+    sa_codes = sa_texts = None
+    if job.sa is not None and not any(nulls):
+        sa_codes, sa_values = _sorted_codes(cols["sv"], cols["sa"]) if "sv" in cols else _sorted_codes(cols["sa"])
+        sa_texts = sa_values.to_pylist()
+    _judge_data(job.source, [name for _, name in checked], nulls, [job.qi[c["i"]] for c in floats], nonfinite, n_rows,
+                job.sa, None if sa_codes is None else len(sa_texts), job.k, job.l, job.diversity, job.c,
+                lambda: sorted(np.bincount(sa_codes, weights=weights).astype(np.int64).tolist(), reverse=True))
+    if atoms:
+        at = slice(None)
+        codes = {"n": weights}
+    else:
+        rid = np.asarray(cols["rid"].to_numpy(), dtype=np.int64)
+        in_order = bool(n) and rid[0] == 1 and bool(np.all(np.diff(rid) == 1))
+        at = slice(None) if in_order else rid - 1  # rid is 1..n: each row's place in row-id order
+        codes = {"rid": np.arange(1, n + 1, dtype=np.int64)}
+    ranks = np.empty((len(job.spec), n), dtype=np.int32)
+    values, range_, nd, dict_values = [], [], [], {}
+    for c in job.spec:
+        i = c["i"]
+        x = np.empty(n, dtype=np.float64)
+        if c["numeric"]:
+            x[at] = xs[i]
+            r, vals = mondrian.dense_ranks(x)
+            values.append(vals)
+        else:
+            r_in, texts = _sorted_codes(cols[f"x{i}"])
+            x[at] = r_in
+            r = x.astype(np.int32)
+            vals = np.arange(len(texts), dtype=np.float64)
+            values.append(None)
+            dict_values[i] = texts.to_pylist()
+        codes[f"x{i}"] = x
+        ranks[i] = r
+        range_.append(float(vals[-1] - vals[0]) if n else 0.0)
+        nd.append(float(vals.size))
+    if sa_codes is not None:
+        sc = np.empty(n, dtype=np.int64)
+        sc[at] = sa_codes
+        codes["sc"] = sa_codes = sc
+    return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes, weights, dict_values, sa_texts
 
 
 def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
@@ -283,7 +399,7 @@ def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
     return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes, weights
 
 
-def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals) -> tuple[pd.DataFrame, np.ndarray]:
+def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values) -> tuple[pd.DataFrame, np.ndarray]:
     """Per class (final partition, in partition id order): its id, rows (an atom counts
     ``weights`` rows), and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
@@ -292,8 +408,8 @@ def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals) -> tuple[pd.
     extents are ``reduceat`` over the rows grouped by class as the partitioner left them
     (``finals``: per level its final partitions' rows, ids and sizes)."""
     bit_qis = [c for c in spec if c["bits"]]
-    values = {}
-    if bit_qis:  # the values of each category with bits, in code order
+    values = dict_values
+    if bit_qis and not values:  # the values of each category with bits, in code order
         got = con.execute("SELECT " + ", ".join(f"(SELECT list(v ORDER BY code) FROM sqlanon__mdr_dict{c['i']})"
                                                  for c in bit_qis)).fetchall()[0]
         values = {c["i"]: v for c, v in zip(bit_qis, got)}
@@ -335,7 +451,7 @@ def _set_cells(bits: np.ndarray, values: list) -> np.ndarray:
     return np.asarray(cells, dtype=object)[inv.reshape(-1)]
 
 
-def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None):
+def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None, sa_texts=None):
     """The published rows as *groups*: one row per (class, SA value), in storage order
     (class, then SA code), with its number of rows ``sqlanon__n`` (an atom counts
     ``weights`` rows), as categorical columns: per QI the class's published cell (read
@@ -357,29 +473,60 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
     else:
         keys, inv = np.unique(key, return_inverse=True)
         reps = np.bincount(inv.reshape(-1), weights=weights, minlength=keys.size).astype(np.int64)
+    cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
+                        + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
+                        + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy()
+    factors = [pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object)) for col in job.spec]
+    emd = None
+    if sc is not None and job.t is None:  # t requested: sqlanon_t_closeness computes it (_guarantee)
+        emd = _largest_emd(np.stack([codes for codes, _ in factors], axis=1), keys // n_sc, keys % n_sc, reps, n_sc)
     grouped = 2 * keys.size <= int(reps.sum())
     if not grouped:
         keys, reps = np.repeat(keys, reps), np.ones(int(reps.sum()), dtype=np.int64)
     cls = keys // n_sc
-    cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
-                        + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
-                        + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy()
     out = {}
-    for col in job.spec:
-        codes, uniques = pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object))
+    for col, (codes, uniques) in zip(job.spec, factors):
         out[job.qi[col["i"]]] = pd.Categorical.from_codes(codes.astype(np.int32)[cls],
                                                         categories=pd.Index(uniques, dtype=object))
     if sc is not None:
-        values = con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
+        values = sa_texts if sa_texts is not None else \
+            con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
         out[job.sa] = pd.Categorical.from_codes((keys % n_sc).astype(np.int32),
                                                 categories=pd.Index(values, dtype=object))
     out[job.eq_class] = cls + 1
     if grouped:
         out["sqlanon__n"] = reps
-    return pd.DataFrame(out, copy=False), grouped
+    return pd.DataFrame(out, copy=False), grouped, emd
 
 
-def _verify(con, job: _Job, classes: int, checked: str) -> dict:
+def _largest_emd(cells: np.ndarray, cls: np.ndarray, sc: np.ndarray, reps: np.ndarray, n_sc: int) -> float:
+    """The largest equal-distance EMD between a published group's SA distribution and the
+    table's (what ``sqlanon_t_closeness(..., false)`` reports, up to float rounding): ``cells``
+    holds per class its published cells (codes, one column per QI); a published group is the
+    classes with equal cells; (``cls``, ``sc``, ``reps``): per (class, SA code) its rows.
+    EMD = 1/2 sum over SA values |p - q| = 1/2 (sum over the group's values |p - q| + 1 - their q)."""
+    radix = cells.max(axis=0).astype(np.int64) + 1 if cells.size else np.ones(cells.shape[1], dtype=np.int64)
+    if float(np.prod(radix.astype(np.float64))) < 2.0 ** 62:  # the cells as one integer, grouped by hashing
+        group_of_class = pd.factorize(cells.astype(np.int64) @ np.cumprod(np.concatenate(([1], radix[:-1]))))[0]
+    else:
+        group_of_class = np.unique(cells, axis=0, return_inverse=True)[1].reshape(-1)
+    key = group_of_class[cls].astype(np.int64) * n_sc + sc
+    bins = (int(group_of_class.max()) + 1) * n_sc if key.size else 0
+    if bins <= 4 * key.size + 4096:  # (group, SA) counts in key order: no sort
+        cnt = np.bincount(key, weights=reps, minlength=bins)
+        u = np.flatnonzero(cnt)
+        cnt = cnt[u]
+    else:
+        u, inv = np.unique(key, return_inverse=True)
+        cnt = np.bincount(inv.reshape(-1), weights=reps)
+    g, s = u // n_sc, u % n_sc
+    size = np.bincount(g, weights=cnt)
+    q = np.bincount(sc, weights=reps, minlength=n_sc) / reps.sum()
+    emd = 0.5 * (np.bincount(g, weights=np.abs(cnt / size[g] - q[s])) + 1.0 - np.bincount(g, weights=q[s]))
+    return float(emd[size > 0].max())  # (a group id without rows: none when every class has rows)
+
+
+def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None) -> dict:
     """The guarantee, checked on the published table by the check macros (the call
     fails, and nothing is written, if any is worse than requested); the result's numbers.
 
@@ -400,7 +547,7 @@ def _verify(con, job: _Job, classes: int, checked: str) -> dict:
     what ``sqlanon_discernibility`` (sum of squared group sizes) and ``sqlanon_avg_group_size``
     (rows / groups / k) compute from the rows. The groups and rows counted both ways must
     agree, else the call fails."""
-    m = _guarantee(con, job, checked)
+    m = _guarantee(con, job, checked, emd)
     published = con.execute(f"SELECT count(*) FROM {ident.quote(job.output)}").fetchall()[0][0]
     cells = ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
     disc, c_groups, c_rows = con.execute(
@@ -417,15 +564,21 @@ def _verify(con, job: _Job, classes: int, checked: str) -> dict:
             "discernibility": int(disc), "avg_class_size": float(m["rows"] / m["groups"] / job.k)}
 
 
-def _guarantee(con, job: _Job, checked: str) -> dict:
+def _guarantee(con, job: _Job, checked: str, emd: float | None = None) -> dict:
     """k, groups, rows, distinct l (dl), entropy l (el), t and, for recursive diversity,
-    c_required (creq) of table ``checked``, by the check macros."""
+    c_required (creq) of table ``checked``, by the check macros. ``emd``: t when it was not
+    requested (then not a guarantee but a number of the result), computed from the output
+    groups in numpy (``_largest_emd``): ``sqlanon_t_closeness`` runs only when t is requested."""
     qi, sa = job.qi, job.sa
     if sa is None:
         k, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [checked, qi]).fetchall()[0]
         return {"k": k, "groups": groups, "rows": rows, "dl": None, "el": None, "t": None, "creq": None}
-    got = con.execute("SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM sqlanon_profile($1, $2, $3) p, "
-                      "sqlanon_t_closeness($1, $2, $3, false) c", [checked, qi, sa]).fetchall()[0]
+    if emd is not None and job.t is None:
+        got = con.execute("SELECT k, groups, rows, distinct_l, entropy_l, $4::DOUBLE FROM sqlanon_profile($1, $2, $3)",
+                          [checked, qi, sa, emd]).fetchall()[0]
+    else:
+        got = con.execute("SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM sqlanon_profile($1, $2, $3) p, "
+                          "sqlanon_t_closeness($1, $2, $3, false) c", [checked, qi, sa]).fetchall()[0]
     m = dict(zip(("k", "groups", "rows", "dl", "el", "t"), got), creq=None)
     if job.l is not None and job.diversity == "recursive":
         m["creq"] = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)",

@@ -145,35 +145,49 @@ def _check_data(con, source, cols, qi, sa, k, l, diversity, c, rel=None, weight=
     def rows(where: str = "") -> str:  # rows (that meet a condition)
         return f"coalesce(sum({ident.quote(weight)}){where}, 0)" if weight else f"count(*){where}"
 
-    nulls = con.execute(
+    got = con.execute(
         f"SELECT {rows()}, " + ", ".join(rows(f" FILTER ({ident.quote(x)} IS NULL)") for x in checked)
         + "".join(", " + rows(f" FILTER (WHERE NOT isfinite({ident.quote(x)}))") for x in floats)
         + (f", count(DISTINCT {ident.quote(sa)})" if sa is not None else "")
         + f" FROM {ident.quote(rel) if rel else ident.qualified(con, source)}").fetchall()[0]
-    n_rows = int(nulls[0])
-    for col, nn in zip(checked, nulls[1:1 + len(checked)]):
+    n_rows = int(got[0])
+
+    def sa_counts():
+        return [r[0] for r in con.execute(
+            f"SELECT {rows()} AS n FROM {ident.quote(rel) if rel else ident.qualified(con, source)} "
+            f"GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
+
+    _judge_data(source, checked, got[1:1 + len(checked)], floats, got[1 + len(checked):1 + len(checked) + len(floats)],
+                n_rows, sa, None if sa is None else int(got[-1]), k, l, diversity, c, sa_counts)
+    return n_rows
+
+
+def _judge_data(source, checked, nulls, floats, nonfinite, n_rows, sa, sa_distinct, k, l, diversity, c,
+                sa_counts) -> None:
+    """The errors of :func:`_check_data` from its counts: NULLs per checked column, non-finite
+    values per float QI, rows, distinct SA values and (a callable) the rows per SA value,
+    largest first (read only for entropy / recursive l). Also used on counts read in numpy
+    (sqlanon/static.py, the Arrow read)."""
+    for col, nn in zip(checked, nulls):
         if nn:
             raise SqlanonError(f"column {col!r} of table {source!r} has {nn} NULL values; Mondrian needs complete "
                                "rows: filter them out (WHERE ... IS NOT NULL) or impute them first")
-    for col, nb in zip(floats, nulls[1 + len(checked):]):
+    for col, nb in zip(floats, nonfinite):
         if nb:
             raise SqlanonError(f"column {col!r} of table {source!r} has {nb} NaN or infinite values; Mondrian "
                                "cuts at medians of finite numbers: filter them out (WHERE isfinite(...)) first")
     if n_rows < k:
         raise SqlanonError(f"table {source!r} has {n_rows} rows, fewer than k = {k}: it cannot be k-anonymous")
-    if l is not None and int(nulls[-1]) < l:
-        raise SqlanonError(f"SA column {sa!r} of table {source!r} has {nulls[-1]} distinct values, fewer than "
+    if l is not None and sa_distinct < l:
+        raise SqlanonError(f"SA column {sa!r} of table {source!r} has {sa_distinct} distinct values, fewer than "
                            f"l = {l}: no partition of it is l-diverse")
     if l is not None and diversity != "distinct":
-        _check_whole_table_diversity(con, source, sa, l, diversity, c, rel, rows())
-    return n_rows
+        _judge_whole_table_diversity(source, sa, l, diversity, c, sa_counts())
 
 
-def _check_whole_table_diversity(con, source, sa, l, diversity, c, rel=None, rows="count(*)") -> None:
-    """Refuse an SA that is not entropy / recursive (c, l)-diverse as a whole (no partition of it is)."""
-    counts = [r[0] for r in con.execute(
-        f"SELECT {rows} AS n FROM {ident.quote(rel) if rel else ident.qualified(con, source)} "
-        f"GROUP BY {ident.quote(sa)} ORDER BY n DESC").fetchall()]
+def _judge_whole_table_diversity(source, sa, l, diversity, c, counts) -> None:
+    """Refuse an SA that is not entropy / recursive (c, l)-diverse as a whole (no partition of it is);
+    ``counts``: rows per SA value, largest first."""
     total = sum(counts)
     entropy = -sum(x / total * math.log(x / total) for x in counts)
     if diversity == "entropy" and entropy < math.log(l) - 1e-12:

@@ -206,6 +206,10 @@ def _check_against_reference(spec, data, k, l, strict, t, div):
         assert sorted(stored) == sorted(con.execute(f"SELECT {cols} FROM o").fetchall())
         assert [(x[-1], x[-2]) for x in stored] == sorted((x[-1], x[-2]) for x in stored)
         assert (r2.k, r2.classes, r2.ncp, r2.distinct_l) == (r.k, r.classes, r.ncp, r.distinct_l)
+        # t: the macro's on both outputs (o2's, when t was not requested, computed in numpy from its groups)
+        for out, res in (("o", r), ("o2", r2)):
+            emd = con.execute(f"SELECT t FROM sqlanon_t_closeness('{out}', ?, 's', false)", [qi]).fetchall()[0][0]
+            assert res.t == (emd if t is not None else pytest.approx(emd, abs=1e-12))
     finally:
         con.close()
 
@@ -425,3 +429,100 @@ def test_reserved_column_names_and_a_failed_statement_leave_the_connection_usabl
         sqlanon.static.templates.render = broken
     assert anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3).k >= 3
 
+
+
+@pytest.mark.parametrize("path", [{"keep": ["id"]}, {}, {"strict": False}],
+                         ids=["kept columns (SQL dictionaries)", "atoms (Arrow read)", "relaxed rows (Arrow read)"])
+def test_bad_data_same_errors_on_every_read_path(con, path):
+    """The data checks read in numpy from the Arrow read (no kept columns) say what the SQL
+    checks say: NULL and NaN counts in rows (an atom counts its rows), too few SA values, an
+    SA not entropy-diverse as a whole; nothing is written."""
+    con.execute("CREATE TABLE bd AS SELECT range AS id, CASE WHEN range % 7 = 0 THEN 'nan'::DOUBLE "
+                "ELSE (range % 5)::DOUBLE END AS q, CASE WHEN range % 9 = 0 THEN NULL ELSE 'c' || (range % 3) END AS w, "
+                "'s' || (range % 2) AS s FROM range(120)")
+    with pytest.raises(SqlanonError, match="column 'w' of table 'bd' has 14 NULL values"):
+        anonymize(con, "bd", qi=["q", "w"], sa="s", k=2, output="o_bd", **path)
+    con.execute("UPDATE bd SET w = 'c9' WHERE w IS NULL")
+    with pytest.raises(SqlanonError, match="column 'q' of table 'bd' has 18 NaN or infinite values"):
+        anonymize(con, "bd", qi=["q", "w"], sa="s", k=2, output="o_bd", **path)
+    con.execute("DELETE FROM bd WHERE isnan(q)")
+    if path.get("strict", True):
+        with pytest.raises(SqlanonError, match="SA column 's' of table 'bd' has 2 distinct values, fewer than l = 3"):
+            anonymize(con, "bd", qi=["q", "w"], sa="s", k=2, l=3, output="o_bd", **path)
+        con.execute("UPDATE bd SET s = 's2' WHERE id = 1")
+        with pytest.raises(SqlanonError, match="not entropy 3-diverse as a whole"):
+            anonymize(con, "bd", qi=["q", "w"], sa="s", k=2, l=3, diversity="entropy", output="o_bd", **path)
+    with pytest.raises(SqlanonError, match="has 102 rows, fewer than k = 103"):
+        anonymize(con, "bd", qi=["q", "w"], sa="s", k=103, output="o_bd", **path)
+    assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o_bd'").fetchall()[0][0]
+    r = anonymize(con, "bd", qi=["q", "w"], sa="s", k=2, output="o_bd", **path)
+    assert r.rows == 102 and r.k >= 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_largest_emd_matches_the_definition(data):
+    """static._largest_emd (the result's t when t is not requested) against the definition
+    written out: published groups = classes with equal cells; per group 1/2 sum over every SA
+    value of |p - q|. Cells codes up to 2^40 (the grouping by sorting, not by one integer) and
+    SA codes up to 300 (the sparse count) take the other branches."""
+    from sqlanon.static import _largest_emd
+    n_cls = data.draw(st.integers(1, 12))
+    q = data.draw(st.integers(1, 3))
+    big = data.draw(st.sampled_from([3, 2 ** 40]))
+    cells = np.array([[data.draw(st.sampled_from([0, 1, big])) for _ in range(q)] for _ in range(n_cls)], dtype=np.int64)
+    cells = np.unique(cells, return_inverse=True)[1].reshape(cells.shape) if big == 3 else cells
+    n_sc = data.draw(st.sampled_from([2, 5, 300]))
+    pairs = sorted(set(data.draw(st.lists(st.tuples(st.integers(0, n_cls - 1), st.integers(0, n_sc - 1)), min_size=1,
+                                          max_size=20))))
+    cls = np.array([c for c, _ in pairs], dtype=np.int64)
+    sc = np.array([s for _, s in pairs], dtype=np.int64)
+    reps = np.array(data.draw(st.lists(st.integers(1, 9), min_size=len(pairs), max_size=len(pairs))), dtype=np.int64)
+    total = reps.sum()
+    qd = {s: reps[sc == s].sum() / total for s in range(n_sc)}
+    groups: dict = {}
+    for c, s, r in zip(cls, sc, reps):
+        g = groups.setdefault(tuple(cells[c]), {})
+        g[s] = g.get(s, 0) + r
+    want = max(0.5 * sum(abs(g.get(s, 0) / sum(g.values()) - qd[s]) for s in range(n_sc)) for g in groups.values())
+    assert _largest_emd(cells, cls, sc, reps, n_sc) == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("strict", [True, False], ids=["strict", "relaxed"])
+def test_arrow_read_publishes_what_the_sql_dictionaries_publish(con, strict):
+    """The Arrow read (categories coded in numpy by their text) against the SQL dictionaries
+    (taken with a kept column): a category of 100 values (cells from the registered value
+    list), a DATE and a BOOLEAN category (coded by their text), a DECIMAL number, a DECIMAL
+    SA (ordered by value, published as its text): the same rows, cells, SA values and classes;
+    and a column in several Arrow chunks is coded as in one."""
+    con.execute("CREATE TABLE ar AS SELECT range AS id, (range * 7919 % 100)::VARCHAR || 'c' AS many, "
+                "DATE '2020-01-01' + (range % 9)::INTEGER AS day, range % 3 = 0 AS flag, "
+                "((range * 31) % 97 / 8)::DECIMAL(9, 2) AS amount, ((range % 5) * 1.5 - 2)::DECIMAL(6, 1) AS s "
+                "FROM range(200000)")
+    qi = ["many", "day", "flag", "amount"]
+    a = anonymize(con, "ar", qi=qi, sa="s", k=40, strict=strict, output="fast")
+    b = anonymize(con, "ar", qi=qi, sa="s", k=40, strict=strict, output="sql", keep=["id"])
+    cols = ", ".join(qi + ["s", "eq_class"])
+    assert con.execute(f"SELECT {cols} FROM fast EXCEPT ALL SELECT {cols} FROM sql").fetchall() == []
+    assert con.execute(f"SELECT {cols} FROM sql EXCEPT ALL SELECT {cols} FROM fast").fetchall() == []
+    assert (a.classes, a.k, a.ncp, a.distinct_l) == (b.classes, b.k, b.ncp, b.distinct_l)
+    assert a.t == pytest.approx(b.t, abs=1e-12)
+    assert con.execute("SELECT count(*) FROM fast WHERE many LIKE '{%'").fetchall()[0][0] > 0  # sets of > 62 values
+    import pyarrow as pa
+    from sqlanon.static import _sorted_codes
+    chunked = pa.chunked_array([["b", "a", "b"], ["c", "a"], [], ["d", "b"]])
+    codes, values = _sorted_codes(chunked)
+    assert codes.tolist() == [1, 0, 1, 2, 0, 3, 1] and values.to_pylist() == ["a", "b", "c", "d"]
+    codes, values = _sorted_codes(pa.chunked_array([["10", "9"], ["10"]]), pa.chunked_array([[10, 9], [10]]))
+    assert codes.tolist() == [1, 0, 1] and values.to_pylist() == ["9", "10"]  # by the numbers, not the texts
+
+
+def test_without_pyarrow_the_sql_dictionaries_are_used(con, monkeypatch):
+    """pyarrow is not a dependency of the package: without it the call takes the SQL dictionaries
+    and publishes the same table (rows in the same storage order)."""
+    import sqlanon.static as static_mod
+    load_adult(con, "adult", complete=True)
+    anonymize(con, "adult", qi=ADULT_QI, sa="occupation", k=10, output="with_arrow")
+    monkeypatch.setattr(static_mod, "pa", None)
+    anonymize(con, "adult", qi=ADULT_QI, sa="occupation", k=10, output="without")
+    assert con.execute("SELECT * FROM with_arrow").fetchall() == con.execute("SELECT * FROM without").fetchall()
