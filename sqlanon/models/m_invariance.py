@@ -57,6 +57,9 @@ def step8_context(step: StepContext, rows: int) -> None:
     # the levels of step 8's dyadic tree: 2^levels above any pool (counterfeits
     # make a pool of n rows at most m n rows)
     step.ctx["step8_levels"] = max(2, (max(1, rows) * step.privacy).bit_length() + 1)
+    # the first level whose blocks (2^k0 rows) may hold m rows: every block
+    # below it is too small to be m-eligible, so its counts are not needed
+    step.ctx["step8_k0"] = max(1, (step.privacy - 1).bit_length())
 
 
 def portable_hash(step: StepContext, expr: str, integer: bool = False, salt: int = 0) -> str:
