@@ -47,7 +47,8 @@ try:  # the m-invariance model's module (sqlanon/models/), or the publisher befo
     from sqlanon.models import m_invariance as _MIN_ROWS_HOME
 except ImportError:
     _MIN_ROWS_HOME = publisher
-DEFAULT_MIN_ROWS = _MIN_ROWS_HOME.ROWID_SORT_MIN_ROWS
+# (gone since step 8 has one path per engine: the setting is then ignored)
+DEFAULT_MIN_ROWS = getattr(_MIN_ROWS_HOME, "ROWID_SORT_MIN_ROWS", None)
 
 
 def digests(con) -> dict:
@@ -75,7 +76,8 @@ def digests(con) -> dict:
 
 def _set_min_rows(value: int) -> None:
     """Step 8's ROWID_SORT_MIN_ROWS, wherever this version of sqlanon keeps it."""
-    setattr(_MIN_ROWS_HOME, "ROWID_SORT_MIN_ROWS", value)
+    if DEFAULT_MIN_ROWS is not None:
+        setattr(_MIN_ROWS_HOME, "ROWID_SORT_MIN_ROWS", value)
 
 
 def _run_configs(snapshots, qi: list[str], project_seed: int) -> dict:

@@ -5,8 +5,8 @@ DuckDB shell runs (``duckdb my.duckdb < release.sql``) to the same tables as
 Why a dry run and not a rendering: a release's SQL cannot be rendered ahead of
 its execution. Several pieces of it are decided on intermediate results: the
 eligibility plan (``Publisher._plan``: Python's Algorithm 1 over the pool's SA
-counts, written as rows of the plan table), step 8's way of ranking
-(``sort_by_rowid``: from the pool's size), step 9's bit-mask QI
+counts, written as rows of the plan table), step 8's tree sizes (from the
+pool's size), step 9's bit-mask QI
 (``mask_qi``: from the lengths of step 6b's value lists), the release gate's
 second template (``presence_same``: from the first's result) and whether the
 gate refuses the release at all. So :func:`compile_release` runs the release

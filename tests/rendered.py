@@ -1,5 +1,5 @@
 """Every template as the library renders it: real releases of every model and
-output (first and later releases, both ways of step 8), the audit, the
+output (first and later releases), the audit, the
 sliced form and the static anonymizer, over a small table whose QI give every branch (a numeric
 QI, a categorical one with a value mask, one with too many values for a mask).
 Each call of ``sqlanon.templates.render`` is recorded; the statements come
@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import sqlanon
 from sqlanon import templates
-from sqlanon.models import m_invariance
 from sqlanon.slicing import sliced
 
-CONFIGS = [  # name, Publisher keywords, step 8's ROWID_SORT_MIN_ROWS (None: default)
-    ("minv_anat", dict(model="m-invariance", m=3, output="anatomy"), None),
-    ("minv_gen", dict(model="m-invariance", m=3, output="generalized"), None),
-    ("minv_rowid", dict(model="m-invariance", m=3, output="generalized"), 0),
-    ("minv_random", dict(model="m-invariance", m=3, eligibility="random"), None),
-    ("dyn", dict(model="dynamic-anatomy", l=3), None),
-    ("static", dict(model="anatomy", l=3), None),
-    ("sliced", dict(model="sliced-bucket", m=3), None),
-    ("unprotected", dict(model="unprotected", m=3), None),
+CONFIGS = [  # name, Publisher keywords
+    ("minv_anat", dict(model="m-invariance", m=3, output="anatomy")),
+    ("minv_gen", dict(model="m-invariance", m=3, output="generalized")),
+    ("minv_random", dict(model="m-invariance", m=3, eligibility="random")),
+    ("dyn", dict(model="dynamic-anatomy", l=3)),
+    ("static", dict(model="anatomy", l=3)),
+    ("sliced", dict(model="sliced-bucket", m=3)),
+    ("unprotected", dict(model="unprotected", m=3)),
 ]
 QI = ["age", "city", "code"]
 
@@ -47,11 +45,9 @@ def collect(calls: list | None = None) -> list[tuple[str, str]]:
             calls.append((name, dict(context), dict(kw)))
         return stmts
 
-    default_min_rows = m_invariance.ROWID_SORT_MIN_ROWS
     templates.render = recording
     try:
-        for name, kw, min_rows in CONFIGS:
-            m_invariance.ROWID_SORT_MIN_ROWS = default_min_rows if min_rows is None else min_rows
+        for name, kw in CONFIGS:
             con = sqlanon.connect()
             try:
                 for r in (1, 2, 3):
@@ -63,7 +59,6 @@ def collect(calls: list | None = None) -> list[tuple[str, str]]:
                         sliced(con, "p", release=2, generalize=generalize)
             finally:
                 con.close()
-        m_invariance.ROWID_SORT_MIN_ROWS = default_min_rows
         con = sqlanon.connect()
         try:
             con.execute(_SOURCE, {"r": 1})
@@ -74,5 +69,4 @@ def collect(calls: list | None = None) -> list[tuple[str, str]]:
             con.close()
     finally:
         templates.render = real
-        m_invariance.ROWID_SORT_MIN_ROWS = default_min_rows
     return list(seen)

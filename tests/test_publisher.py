@@ -7,14 +7,12 @@ from __future__ import annotations
 import logging
 import random
 
-import duckdb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sqlanon
 from sqlanon import Publisher, SqlanonError
-from sqlanon.models import m_invariance
 from sqlanon.project import Project
 
 SA_VALUES = ["a", "b", "c", "d", "e", "f"]
@@ -321,52 +319,6 @@ def test_profile_logs_statement_times(caplog):
     msgs = [r.getMessage() for r in caplog.records if r.name == "sqlanon.profile"]
     assert len(msgs) == 2
     assert "profile of project 'p' release 2" in msgs[1] and "09_publish#" in msgs[1] and "validate" in msgs[1]
-
-
-# ------------------------------------------------- step 8: window vs rowid sort
-def _published(con, project, releases):
-    return [(con.execute("FROM sqlanon_published_qit(?, ?)", [project, r]).fetchall(),
-             con.execute("FROM sqlanon_published_st(?, ?)", [project, r]).fetchall(),
-             con.execute("FROM sqlanon_membership(?, ?)", [project, r]).fetchall()) for r in range(1, releases + 1)]
-
-
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_step8_rowid_sort_equals_window(monkeypatch, seed):
-    """Step 8 ranks rows within a value by a window (small pools) or by a sort of
-    the key columns read back by rowid (pools of ROWID_SORT_MIN_ROWS rows and more);
-    forcing the second on small histories must give the same releases."""
-    out = []
-    for min_rows, branches in ((10**9, None), (0, None), (0, 3)):
-        monkeypatch.setattr(m_invariance, "ROWID_SORT_MIN_ROWS", min_rows)
-        monkeypatch.setattr(m_invariance, "STEP8_BRANCHES", branches)
-        con = sqlanon.connect()
-        random_history(con, random.Random(seed), 10, n0=40, m=3, pub_kwargs={"seed": seed, "output": "generalized"})
-        check_history(con, "p", 3, 10)
-        out.append(_published(con, "p", 10))
-        con.close()
-    assert out[0] == out[1] == out[2]
-
-
-def test_step8_rowid_sort_equals_window_with_shuffled_blocks(monkeypatch):
-    """The same on 3,500 Adult rows, m = 3: every value has full blocks of 64
-    rows, so step 8's block shuffle is applied, and the values after the first
-    start at a rowid above 0 (the small histories above never shuffle: a rowid
-    path that ranked those values wrongly passed them); the rowid path also with
-    its ranks read in 3 branches (a release on several threads)."""
-    from sqlanon.datasets import load_adult
-    qi = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
-    out = []
-    for min_rows, branches in ((10**9, None), (0, None), (0, 3)):
-        monkeypatch.setattr(m_invariance, "ROWID_SORT_MIN_ROWS", min_rows)
-        monkeypatch.setattr(m_invariance, "STEP8_BRANCHES", branches)
-        con = sqlanon.connect()
-        load_adult(con, "adult", part="data", complete=True)
-        con.execute("CREATE TABLE src AS SELECT * FROM adult ORDER BY id LIMIT 3500")
-        Publisher(con, "p", source="src", id="id", qi=qi, sa="occupation", seed=7, m=3).release()
-        assert con.execute("SELECT count(DISTINCT occupation) FROM src").fetchall()[0][0] > 10
-        out.append(_published(con, "p", 1))
-        con.close()
-    assert out[0] == out[1] == out[2]
 
 
 def test_release_restores_threads_after_a_small_release(monkeypatch):

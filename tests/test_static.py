@@ -258,7 +258,7 @@ def test_entropy_and_recursive_diversity(con):
     _table(con, "t", [(i, "x" if (i < 20) != (i in (0, 39)) else "y") for i in range(40)], ["INTEGER"])
     d = anonymize(con, "t", qi=["q0"], sa="s", k=1, l=2, output="d")
     e = anonymize(con, "t", qi=["q0"], sa="s", k=1, l=2, diversity="entropy", output="e")
-    r = anonymize(con, "t", qi=["q0"], sa="s", k=1, l=2, diversity="recursive", c=1.5, output="r")
+    anonymize(con, "t", qi=["q0"], sa="s", k=1, l=2, diversity="recursive", c=1.5, output="r")
     assert d.entropy_l < 2 <= d.distinct_l
     assert e.entropy_l >= 2 - 1e-9
     assert con.execute("SELECT c_required FROM sqlanon_recursive_cl('r', ['q0'], 's', 2)").fetchall()[0][0] < 1.5

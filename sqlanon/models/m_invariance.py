@@ -31,13 +31,6 @@ ELIGIBILITY = {"optimal": "counterfeit", "counterfeit": "counterfeit", "random":
                "optimal-unsafe": "optimal"}
 MAX_MASK_VALUES = 127  # values a HUGEINT bit mask can hold (bit 127 is the sign)
 MAX_SA_VALUES = 128  # SA values a signature (a UHUGEINT bit mask) holds; the engine may hold fewer
-# pools at least this large are ranked by step 8's key-column sort, smaller ones by
-# a window (docs/publisher.md; same result): read at each release, so a test sets it
-# with monkeypatch.setattr(sqlanon.models.m_invariance, "ROWID_SORT_MIN_ROWS", 0)
-ROWID_SORT_MIN_ROWS = 1_000_000
-# the large-pool path reads the rows' groups in this many UNION ALL branches
-# (None: one per DuckDB thread of the release; same result for any number)
-STEP8_BRANCHES: int | None = None
 
 
 def _check_eligibility(method):
@@ -48,12 +41,9 @@ def _check_eligibility(method):
 
 
 def step8_context(step: StepContext, rows: int) -> None:
-    """Step 8's two ways to rank rows within a value (same result): a window for
-    small pools, a sort of the key columns read back by rowid for large ones;
-    that path reads the rows' groups in one branch per thread (a UNION ALL:
-    DuckDB runs the branches at once; one branch would run on one thread)."""
-    step.ctx["sort_by_rowid"] = rows >= ROWID_SORT_MIN_ROWS
-    step.ctx["step8_branches"] = STEP8_BRANCHES or max(1, min(8, int(step.engine.setting("threads"))))
+    """Step 8's tree sizes from the pool's size (one statement path for every
+    size; the engine's dialect picks how rows are ranked: docs/publisher.md,
+    "Thirteenth pass")."""
     # the levels of step 8's dyadic tree: 2^levels above any pool (counterfeits
     # make a pool of n rows at most m n rows)
     step.ctx["step8_levels"] = max(2, (max(1, rows) * step.privacy).bit_length() + 1)
