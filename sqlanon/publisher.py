@@ -464,13 +464,14 @@ class Publisher:
             existing = {k for k in self.tables if self._exists(k)}
             self._catalog = None
             self._create_tables(cols, existing)
+            prof.mark("create tables")
             shared = self._shared(ctx, r)
             gid = self._q(f"SELECT coalesce(max(group_id), 0) + 1 FROM {ctx['T']['groups']}")[0][0]
             params = {"release": r, "prev": r - 1, "seed": self.seed, "m": self.m, "l": self.m, "next_gid": gid,
                       "sa_name": self.sa,
                       "max_sa_values": min(self.spec.max_sa_values or self.engine.signature_values,
                                            self.engine.signature_values)}
-            prof.mark("create tables, next group id")
+            prof.mark("persons shared with other projects, next group id")
             stats = None
             names = templates.steps(self.env, self.pipeline, self.spec.extends)
             for name in names:

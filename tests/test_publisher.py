@@ -427,6 +427,28 @@ def test_ncp_matches_reference(n_city, output):
             assert got == ref_generalized(con, "p", res.release, ["age", "zip", "city"], [True, False, False])
 
 
+
+@pytest.mark.parametrize("model", ["anatomy", "dynamic-anatomy"])
+@pytest.mark.parametrize("n_city", [5, 200])
+def test_anatomy_ncp_matches_reference(n_city, model):
+    """The anatomy models' NCP (sql/anatomy/90_stats: a categorical QI's values per
+    group as a bit mask, those of number 127 and above counted apart) equals the
+    reference from the published QI table; n_city = 200 puts values past the mask."""
+    con = sqlanon.connect()
+    rnd = random.Random(n_city + 7)
+    rows = [(i, rnd.randint(18, 80), rnd.choice(["x", "y", None]), f"c{rnd.randrange(n_city)}", rnd.choice(SA_VALUES))
+            for i in range(600)]
+    con.execute("CREATE TABLE src (id BIGINT, age INTEGER, zip VARCHAR, city VARCHAR, disease VARCHAR)")
+    con.executemany("INSERT INTO src VALUES (?, ?, ?, ?, ?)", rows[:450])
+    pub = Publisher(con, "p", source="src", id="id", qi=["age", "zip", "city"], sa="disease", model=model, l=3,
+                    seed=2)
+    results = [pub.release()]
+    con.execute("DELETE FROM src WHERE id % 5 = 0")
+    con.executemany("INSERT INTO src VALUES (?, ?, ?, ?, ?)", rows[450:])
+    results.append(pub.release())
+    for res in results:
+        assert res.ncp == pytest.approx(ref_ncp(con, "p", res.release, ["age", "zip", "city"], [True, False, False]))
+
 # ------------------------------------------------------ step 4: class matching
 def test_refill_takes_vacancies_by_equal_and_by_disjoint_signature():
     """Many vacancies share a signature and many updated persons share a history
