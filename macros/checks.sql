@@ -32,6 +32,38 @@ CREATE OR REPLACE MACRO sqlanon_profile(tbl, qi, sa) AS TABLE
     WHERE chk.sqlanon__ok = 1;
 COMMENT ON MACRO TABLE sqlanon_profile IS 'One-scan check profile. Args: tbl, qi list, sa. Returns k, groups, rows, distinct_l, entropy_l, alpha.';
 
+-- sqlanon_profile of the rows tbl stands for when each of its rows stands for sqlanon__n equal rows
+-- (a column of tbl): its first GROUP BY sums sqlanon__n where sqlanon_profile counts rows, the
+-- rest is sqlanon_profile's. So it returns what sqlanon_profile returns on tbl with each row
+-- repeated sqlanon__n times (Mondrian checks its output groups with it: sqlanon/static.py, _guarantee).
+-- (sqlanon__padded: a table without sqlanon__n binds, and the name check below reports it.)
+CREATE OR REPLACE MACRO sqlanon__profile_counted(tbl, qi, sa) AS TABLE
+    WITH gs AS (
+        SELECT * EXCLUDE (sqlanon__c, sqlanon__w), sum(sqlanon__w)::BIGINT AS sqlanon__n
+        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__c'),
+                     coalesce(*COLUMNS(lambda c: c = 'sqlanon__n' OR c = 'sqlanon__nil')) AS sqlanon__w
+              FROM (SELECT *, true AS sqlanon__c FROM sqlanon__padded(tbl)))
+        GROUP BY ALL
+    ),
+    g AS (
+        SELECT * EXCLUDE (sqlanon__c, sqlanon__n), count(*)::BIGINT AS sqlanon__d,
+               sum(sqlanon__n)::BIGINT AS sqlanon__t, max(sqlanon__n) AS sqlanon__mx,
+               sum(sqlanon__n * ln(sqlanon__n)) AS sqlanon__s
+        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__n' OR c = 'sqlanon__c')
+              FROM (SELECT *, true AS sqlanon__c FROM gs))
+        GROUP BY ALL
+    ),
+    r AS (
+        SELECT min(sqlanon__t)::BIGINT AS k, count(*)::BIGINT AS groups, coalesce(sum(sqlanon__t), 0)::BIGINT AS rows,
+               min(sqlanon__d)::BIGINT AS distinct_l,
+               min(exp(ln(sqlanon__t) - sqlanon__s / sqlanon__t)) AS entropy_l,
+               max(sqlanon__mx / sqlanon__t) AS alpha
+        FROM g
+    )
+    SELECT r.* FROM r, (SELECT sqlanon__require_qi(tbl, qi, [sa, 'sqlanon__n']) AS sqlanon__ok) chk
+    WHERE chk.sqlanon__ok = 1;
+COMMENT ON MACRO TABLE sqlanon__profile_counted IS 'Internal: sqlanon_profile of tbl with each row repeated sqlanon__n (a column) times.';
+
 -- k-anonymity: k = size of the smallest QI group (NULL for an empty table). One GROUP BY qi, no extra key.
 CREATE OR REPLACE MACRO sqlanon_k_anonymity(tbl, qi) AS TABLE
     WITH g AS (

@@ -163,7 +163,7 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
                                              finals=steps.finals)
             prof.mark(f"partition tree, {levels} levels (numpy)")
             per_list, classes = steps.publish(dims, pid)
-            checked = _verify(con, job, classes, steps.checked_table, steps.emd)
+            checked = _verify(con, job, classes, steps.checked_table, steps.emd, steps.counted_table)
             prof.mark(f"check macros on {steps.checked_table}")
             steps.unregister()
             steps.run("09_cleanup")
@@ -201,6 +201,7 @@ class _Steps:
         # what the check macros read: the published table, or (presorted) the frame it is a copy of
         self.checked_table = job.output
         self.emd = None  # presorted, without t requested: the published groups' largest EMD (numpy)
+        self.counted_table = None  # presorted and grouped, with an SA: the groups' frame (sqlanon__n rows each)
 
     def run(self, name: str, statements=None, first: int = 1) -> None:
         """Run a template's statements (or the given ones of it, numbered from ``first``)."""
@@ -272,6 +273,8 @@ class _Steps:
                                                                 self.sa_texts)
             self.register("sqlanon__mdr_grp", frame)
             self.checked_table = "sqlanon__mdr_out"
+            if job.ctx["grouped"] and job.sa is not None:
+                self.counted_table = "sqlanon__mdr_grp"
             self.prof.mark("output groups in class, SA order (numpy)")
             rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[1:]  # (grouped or not)
         self.run("03_publish", rest[:-1], first=2)
@@ -526,7 +529,7 @@ def _largest_emd(cells: np.ndarray, cls: np.ndarray, sc: np.ndarray, reps: np.nd
     return float(emd[size > 0].max())  # (a group id without rows: none when every class has rows)
 
 
-def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None) -> dict:
+def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None, counted: str | None = None) -> dict:
     """The guarantee, checked on the published table by the check macros (the call
     fails, and nothing is written, if any is worse than requested); the result's numbers.
 
@@ -547,7 +550,7 @@ def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None
     what ``sqlanon_discernibility`` (sum of squared group sizes) and ``sqlanon_avg_group_size``
     (rows / groups / k) compute from the rows. The groups and rows counted both ways must
     agree, else the call fails."""
-    m = _guarantee(con, job, checked, emd)
+    m = _guarantee(con, job, checked, emd, counted)
     published = con.execute(f"SELECT count(*) FROM {ident.quote(job.output)}").fetchall()[0][0]
     cells = ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
     disc, c_groups, c_rows = con.execute(
@@ -564,21 +567,30 @@ def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None
             "discernibility": int(disc), "avg_class_size": float(m["rows"] / m["groups"] / job.k)}
 
 
-def _guarantee(con, job: _Job, checked: str, emd: float | None = None) -> dict:
+def _guarantee(con, job: _Job, checked: str, emd: float | None = None, counted: str | None = None) -> dict:
     """k, groups, rows, distinct l (dl), entropy l (el), t and, for recursive diversity,
     c_required (creq) of table ``checked``, by the check macros. ``emd``: t when it was not
     requested (then not a guarantee but a number of the result), computed from the output
-    groups in numpy (``_largest_emd``): ``sqlanon_t_closeness`` runs only when t is requested."""
+    groups in numpy (``_largest_emd``): ``sqlanon_t_closeness`` runs only when t is requested.
+    ``counted``: a table whose rows, each repeated ``sqlanon__n`` times, are ``checked``'s rows
+    (the output groups, ``sqlanon__mdr_grp``): k, groups, rows and l are read from it by
+    ``sqlanon__profile_counted`` (what ``sqlanon_profile`` gives on ``checked``, from one row per
+    group instead of one per published row); t and recursive diversity still read ``checked``."""
     qi, sa = job.qi, job.sa
     if sa is None:
         k, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [checked, qi]).fetchall()[0]
         return {"k": k, "groups": groups, "rows": rows, "dl": None, "el": None, "t": None, "creq": None}
+    # the profile of the groups' frame with its counts (sqlanon__profile_counted: sqlanon_profile of the
+    # frame with each group repeated sqlanon__n times, i.e. of the view checked) when there is one
     if emd is not None and job.t is None:
-        got = con.execute("SELECT k, groups, rows, distinct_l, entropy_l, $4::DOUBLE FROM sqlanon_profile($1, $2, $3)",
-                          [checked, qi, sa, emd]).fetchall()[0]
+        got = con.execute("SELECT k, groups, rows, distinct_l, entropy_l, $4::DOUBLE FROM "
+                          + ("sqlanon_profile($1, $2, $3)" if counted is None else "sqlanon__profile_counted($1, $2, $3)"),
+                          [checked if counted is None else counted, qi, sa, emd]).fetchall()[0]
     else:
-        got = con.execute("SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM sqlanon_profile($1, $2, $3) p, "
-                          "sqlanon_t_closeness($1, $2, $3, false) c", [checked, qi, sa]).fetchall()[0]
+        got = con.execute("SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM "
+                          + ("sqlanon_profile($1, $2, $3)" if counted is None else "sqlanon__profile_counted($4, $2, $3)")
+                          + " p, sqlanon_t_closeness($1, $2, $3, false) c",
+                          [checked, qi, sa] + ([] if counted is None else [counted])).fetchall()[0]
     m = dict(zip(("k", "groups", "rows", "dl", "el", "t"), got), creq=None)
     if job.l is not None and job.diversity == "recursive":
         m["creq"] = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)",
