@@ -198,6 +198,7 @@ class _Steps:
         self.sa_texts = None  # fast: the SA values' texts in SA code order
         self.finals: list = []  # the partitioner's final partitions, level by level (mondrian.partition)
         self.frames: dict = {}  # registered DataFrames, by name
+        self.factors: dict = {}  # per category with bits: its cells as codes (_class_stats)
         # what the check macros read: the published table, or (presorted) the frame it is a copy of
         self.checked_table = job.output
         self.emd = None  # presorted, without t requested: the published groups' largest EMD (numpy)
@@ -258,7 +259,7 @@ class _Steps:
         codes["pid"] = pid
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-        stats, cls_of_row = _class_stats(con, dims, pid, job.spec, self.weights, self.finals, self.dict_values)
+        stats, cls_of_row, self.factors = _class_stats(con, dims, pid, job.spec, self.weights, self.finals, self.dict_values)
         if not job.ctx["presorted"] or any(not c["numeric"] and not c["bits"] for c in job.spec):
             # (read by 03_publish only for the joined output and for categories aggregated from the rows)
             self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
@@ -270,7 +271,7 @@ class _Steps:
         self.run("03_publish", [classes])
         if job.ctx["presorted"]:
             frame, job.ctx["grouped"], self.emd = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights,
-                                                                self.sa_texts)
+                                                                self.sa_texts, self.factors)
             self.register("sqlanon__mdr_grp", frame)
             self.checked_table = "sqlanon__mdr_out"
             if job.ctx["grouped"] and job.sa is not None:
@@ -402,12 +403,13 @@ def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
     return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes, weights
 
 
-def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values) -> tuple[pd.DataFrame, np.ndarray]:
-    """Per class (final partition, in partition id order): its id, rows (an atom counts
+def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values) -> tuple[pd.DataFrame, np.ndarray, dict]:
+    """Per class (final partition, in partition id order): its id, its number (``eq``, 1..), rows (an atom counts
     ``weights`` rows), and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
     ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``) and its published
-    cell (``cell<i>``); and each row's class index (0.., in partition id order). The
+    cell (``cell<i>``); each row's class index (0.., in partition id order); and per category
+    with ``bits`` (QI index) its cells as codes: (each class's code, the distinct cells). The
     extents are ``reduceat`` over the rows grouped by class as the partitioner left them
     (``finals``: per level its final partitions' rows, ids and sizes)."""
     bit_qis = [c for c in spec if c["bits"]]
@@ -429,7 +431,9 @@ def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values)
                            "(please report)")
     starts = np.concatenate(([0], np.cumsum(seg_len)[:-1]))
     n = seg_len if weights is None else np.add.reduceat(weights[rows], starts)
-    out = {"pid": ids, "n": n[by_id].astype(np.int64)}
+    # eq: the class number, 1..G in partition id order (the ids are sorted: no window in 03_publish)
+    factors = {}  # per category with bits: (each class's cell as a code, the cells)
+    out = {"pid": ids, "eq": np.arange(1, ids.size + 1, dtype=np.int64), "n": n[by_id].astype(np.int64)}
     for c in spec:
         r = dims.ranks[c["i"]][rows]
         if c["numeric"]:
@@ -438,23 +442,27 @@ def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values)
         elif c["bits"]:
             bits = np.bitwise_or.reduceat(np.left_shift(np.int64(1), r.astype(np.int64)), starts)[by_id]
             out[f"bits{c['i']}"] = bits
-            out[f"cell{c['i']}"] = _set_cells(bits, values[c["i"]])
-    return pd.DataFrame(out), inv
+            out[f"cell{c['i']}"], codes, cells = _set_cells(bits, values[c["i"]])
+            factors[c["i"]] = (codes, cells)
+    return pd.DataFrame(out), inv, factors
 
 
-def _set_cells(bits: np.ndarray, values: list) -> np.ndarray:
+def _set_cells(bits: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray, list]:
     """A category's published cell per class from its codes as bits: the value itself
     when it is one, else ``'{a,b,c}'``, the values in code order (their sort order)
-    joined by ``,``. Built once per distinct set (a few hundred), not per class."""
+    joined by ``,``. Built once per distinct set (a few hundred), not per class. Returns
+    (the cell per class, each class's code, the distinct cells: distinct sets, distinct texts)."""
     sets, inv = np.unique(bits, return_inverse=True)
     cells = []
     for s in sets.tolist():
         present = [values[b] for b in range(len(values)) if s >> b & 1]
         cells.append(present[0] if len(present) == 1 else "{" + ",".join(present) + "}")
-    return np.asarray(cells, dtype=object)[inv.reshape(-1)]
+    inv = inv.reshape(-1)
+    return np.asarray(cells, dtype=object)[inv], inv, cells
 
 
-def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None, sa_texts=None):
+def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None, sa_texts=None,
+                  known=None):
     """The published rows as *groups*: one row per (class, SA value), in storage order
     (class, then SA code), with its number of rows ``sqlanon__n`` (an atom counts
     ``weights`` rows), as categorical columns: per QI the class's published cell (read
@@ -465,6 +473,8 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
     equal in the published table, so the row order within a group is no information.
     When the groups are more than half as many as the rows (relaxed Mondrian's small
     classes), the frame is the rows themselves (each group repeated here; no unnest).
+    ``known``: per QI (index) whose cells ``_class_stats`` built, (each class's code, the distinct
+    cells): those are not read back from ``sqlanon__mdr_cls``.
     Returns (the frame, whether it holds groups)."""
     n_sc = 1 if sc is None else int(sc.max()) + 1
     key = cls_of_row if sc is None else cls_of_row * n_sc + sc
@@ -476,10 +486,13 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
     else:
         keys, inv = np.unique(key, return_inverse=True)
         reps = np.bincount(inv.reshape(-1), weights=weights, minlength=keys.size).astype(np.int64)
+    known = known or {}
+    read = [col for col in job.spec if col["i"] not in known]  # the other cells, from the class table
     cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
-                        + ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
-                        + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy()
-    factors = [pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object)) for col in job.spec]
+                        + ", ".join(f"sqlanon__g{col['i']}" for col in read)
+                        + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy() if read else {}
+    factors = [known[col["i"]] if col["i"] in known else
+               pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object)) for col in job.spec]
     emd = None
     if sc is not None and job.t is None:  # t requested: sqlanon_t_closeness computes it (_guarantee)
         emd = _largest_emd(np.stack([codes for codes, _ in factors], axis=1), keys // n_sc, keys % n_sc, reps, n_sc)
