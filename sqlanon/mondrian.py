@@ -264,10 +264,11 @@ def _histogram(seg, xv, starts, lens, vmax, need_rows, weights=None):
     if bins <= _DENSE_PER_ROW * seg.size + 4096:
         shift = np.cumsum(span) - span - lo      # a segment's first bin, less its lowest value
         key = np.repeat(shift, lens) + xv
-        cnt = np.bincount(key, minlength=bins)
+        # (weights are >= 1: the weighted counts are nonzero where the rows are; one bincount)
+        cnt = np.bincount(key, weights=weights, minlength=bins)
         nz = np.flatnonzero(cnt)
         row_entry = (np.cumsum(cnt > 0) - 1)[key] if need_rows else None
-        e_cnt = cnt[nz] if weights is None else np.bincount(key, weights=weights, minlength=bins)[nz]
+        e_cnt = cnt[nz]
         e_seg = np.repeat(np.arange(P), span)[nz]
         e_val = nz - shift[e_seg]
         e_first = np.flatnonzero(np.concatenate(([True], e_seg[1:] != e_seg[:-1])))

@@ -455,7 +455,11 @@ def _set_cells(bits: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray, 
     sets, inv = np.unique(bits, return_inverse=True)
     cells = []
     for s in sets.tolist():
-        present = [values[b] for b in range(len(values)) if s >> b & 1]
+        present = []
+        while s:  # the set bits, lowest first (code order), not every value's bit
+            low = s & -s
+            present.append(values[low.bit_length() - 1])
+            s ^= low
         cells.append(present[0] if len(present) == 1 else "{" + ",".join(present) + "}")
     inv = inv.reshape(-1)
     return np.asarray(cells, dtype=object)[inv], inv, cells
