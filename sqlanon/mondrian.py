@@ -135,15 +135,16 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         if not open_.all():  # final segments leave the working set
             fin = ~open_
             fin_rows = np.repeat(fin, lens)
-            out[order[fin_rows]] = np.repeat(pids[fin], lens[fin])
+            fin_order = order[fin_rows]
+            out[fin_order] = np.repeat(pids[fin], lens[fin])
             if finals is not None:
-                finals.append((order[fin_rows], pids[fin], lens[fin]))
-            keep = ~fin_rows
-            order, xo = order[keep], xo[keep]
+                finals.append((fin_order, pids[fin], lens[fin]))
+            keep = np.flatnonzero(~fin_rows)  # the rows that stay: one index for every array (a QI row as one item)
+            order, xo = np.take(order, keep), np.take(xo.view(as_rows).reshape(-1), keep).view(xo.dtype).reshape(-1, q)
             if so is not None:
-                so = so[keep]
+                so = np.take(so, keep)
             if wo is not None:
-                wo = wo[keep]
+                wo = np.take(wo, keep)
             lens, pids, masks, dim, sizes = lens[open_], pids[open_], masks[open_], dim[open_], sizes[open_]
             if not lens.size:
                 break
