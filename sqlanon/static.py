@@ -164,7 +164,7 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
             prof.mark(f"partition tree, {levels} levels (numpy)")
             per_list, classes = steps.publish(dims, pid)
             checked = _verify(con, job, classes, steps.checked_table, steps.emd, steps.counted_table)
-            prof.mark(f"check macros on {steps.checked_table}")
+            prof.mark(f"check macros on {steps.counted_table or steps.checked_table}")
             steps.unregister()
             steps.run("09_cleanup")
             engine.commit()
