@@ -35,7 +35,7 @@ COMMENT ON MACRO TABLE sqlanon_profile IS 'One-scan check profile. Args: tbl, qi
 -- sqlanon_profile of the rows tbl stands for when each of its rows stands for sqlanon__n equal rows
 -- (a column of tbl): its first GROUP BY sums sqlanon__n where sqlanon_profile counts rows, the
 -- rest is sqlanon_profile's. So it returns what sqlanon_profile returns on tbl with each row
--- repeated sqlanon__n times (Mondrian checks its output groups with it: sqlanon/static.py, _guarantee).
+-- repeated sqlanon__n times (Mondrian checks its output groups with it: sqlanon/static_checks.py, _guarantee).
 -- (sqlanon__padded: a table without sqlanon__n binds, and the name check below reports it.)
 CREATE OR REPLACE MACRO sqlanon__profile_counted(tbl, qi, sa) AS TABLE
     WITH gs AS (

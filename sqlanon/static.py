@@ -33,7 +33,7 @@ from .errors import EngineError, SqlanonError
 from .engine import as_engine
 from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
 from .static_checks import (_check_params, _check_columns, _qi_spec, _check_data, _check_hierarchy_values,
-                            _is_numeric, _judge_data)
+                            _is_numeric, _judge_data, _guarantee, _meets)
 
 
 @dataclass
@@ -582,42 +582,3 @@ def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None
             "distinct_l": None if m["dl"] is None else int(m["dl"]),
             "entropy_l": None if m["el"] is None else float(m["el"]), "t": None if m["t"] is None else float(m["t"]),
             "discernibility": int(disc), "avg_class_size": float(m["rows"] / m["groups"] / job.k)}
-
-
-def _guarantee(con, job: _Job, checked: str, emd: float | None = None, counted: str | None = None) -> dict:
-    """k, groups, rows, distinct l (dl), entropy l (el), t and, for recursive diversity,
-    c_required (creq) of table ``checked``, by the check macros. ``emd``: t when it was not
-    requested (then not a guarantee but a number of the result), computed from the output
-    groups in numpy (``_largest_emd``): ``sqlanon_t_closeness`` runs only when t is requested.
-    ``counted``: a table whose rows, each repeated ``sqlanon__n`` times, are ``checked``'s rows
-    (the output groups, ``sqlanon__mdr_grp``): k, groups, rows and l are read from it by
-    ``sqlanon__profile_counted`` (what ``sqlanon_profile`` gives on ``checked``, from one row per
-    group instead of one per published row); t and recursive diversity still read ``checked``."""
-    qi, sa = job.qi, job.sa
-    if sa is None:
-        k, groups, rows = con.execute("SELECT * FROM sqlanon_k_anonymity(?, ?)", [checked, qi]).fetchall()[0]
-        return {"k": k, "groups": groups, "rows": rows, "dl": None, "el": None, "t": None, "creq": None}
-    # the profile of the groups' frame with its counts (sqlanon__profile_counted: sqlanon_profile of the
-    # frame with each group repeated sqlanon__n times, i.e. of the view checked) when there is one
-    if emd is not None and job.t is None:
-        got = con.execute("SELECT k, groups, rows, distinct_l, entropy_l, $4::DOUBLE FROM "
-                          + ("sqlanon_profile($1, $2, $3)" if counted is None else "sqlanon__profile_counted($1, $2, $3)"),
-                          [checked if counted is None else counted, qi, sa, emd]).fetchall()[0]
-    else:
-        got = con.execute("SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t FROM "
-                          + ("sqlanon_profile($1, $2, $3)" if counted is None else "sqlanon__profile_counted($4, $2, $3)")
-                          + " p, sqlanon_t_closeness($1, $2, $3, false) c",
-                          [checked, qi, sa] + ([] if counted is None else [counted])).fetchall()[0]
-    m = dict(zip(("k", "groups", "rows", "dl", "el", "t"), got), creq=None)
-    if job.l is not None and job.diversity == "recursive":
-        m["creq"] = con.execute("SELECT c_required FROM sqlanon_recursive_cl(?, ?, ?, ?)",
-                                [checked, qi, sa, job.l]).fetchall()[0][0]
-    return m
-
-
-def _meets(job: _Job, m: dict) -> bool:
-    """Whether the checked numbers meet the request (entropy l up to 1e-9: docs/static.md)."""
-    l, diversity = job.l, job.diversity
-    bad_l = l is not None and (m["dl"] < l or (diversity == "entropy" and m["el"] < l - 1e-9)
-                               or (diversity == "recursive" and (m["creq"] is None or m["creq"] >= job.c)))
-    return m["k"] is not None and m["k"] >= job.k and not bad_l and (job.t is None or m["t"] <= job.t)
