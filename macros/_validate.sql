@@ -27,8 +27,10 @@ CREATE OR REPLACE MACRO sqlanon__portable_mix(x1, seed) AS
 COMMENT ON MACRO sqlanon__portable_mix IS 'Internal: the last steps of sqlanon__portable_hash.';
 CREATE OR REPLACE MACRO sqlanon__portable_hash(x, seed) AS
     sqlanon__portable_mix(
-        ((CASE WHEN typeof(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT',
-                                  'UINTEGER', 'UBIGINT', 'UHUGEINT')
+        ((CASE WHEN typeof(x) = 'UHUGEINT'  -- (above HUGEINT's range from 2^127: no cast to HUGEINT)
+               THEN (try_cast(x AS UHUGEINT) % 2147483647)::BIGINT
+               WHEN typeof(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT',
+                                  'UINTEGER', 'UBIGINT')
                THEN ((try_cast(x AS HUGEINT) % 2147483647)::BIGINT + 2147483647) % 2147483647
                ELSE ('0x' || substr(md5(x::VARCHAR), 1, 15))::BIGINT % 2147483647 END) * 48271
          + seed % 2147483647) % 2147483647,

@@ -46,6 +46,17 @@ def test_the_portable_hash_of_an_integer_is_the_macros(hcon, data, seed):
     assert t == m and 0 <= t < 2**31 - 1
 
 
+@pytest.mark.parametrize("typ", sorted(TYPES))
+def test_the_portable_hash_of_every_integer_type_at_its_ends_is_the_macros(hcon, typ):
+    """Both ends of every type's range, and UHUGEINT's values above HUGEINT's
+    (the macro cast them to HUGEINT: NULL from 2^127; found by the property above)."""
+    lo, hi = TYPES[typ]
+    for x in sorted({v for v in (lo, hi, lo + 1, hi - 1, 2**127, 2**127 - 1) if lo <= v <= hi}):
+        t, m = hcon.execute(f"SELECT {_template_hash('v', True)}, sqlanon__portable_hash(v, $seed) "
+                            f"FROM (SELECT $x::{typ} AS v)", {"seed": 7, "x": str(x)}).fetchall()[0]
+        assert t == m and 0 <= t < 2**31 - 1, (typ, x, t, m)
+
+
 @settings(max_examples=60)
 @given(x=st.one_of(st.text(max_size=30), st.floats(allow_nan=False, allow_infinity=False)),
        seed=st.integers(0, 2**31 - 2))
