@@ -60,9 +60,9 @@ def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return inv.astype(np.int32).reshape(-1), values
 
 
-def _seg_exclusive_cumsum(flags: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.ndarray:
-    """Per element, how many earlier elements of its segment are set."""
-    cs = np.cumsum(flags, dtype=np.int64 if flags.size >= 2 ** 31 else np.int32)
+def _seg_exclusive_cumsum(flags: np.ndarray, starts: np.ndarray, seg: np.ndarray, dtype=None) -> np.ndarray:
+    """Per element, the sum of the earlier elements of its segment (flags: how many are set)."""
+    cs = np.cumsum(flags, dtype=dtype or (np.int64 if flags.size >= 2 ** 31 else np.int32))
     before = np.where(starts > 0, cs[starts - 1], 0)
     return cs - flags - before[seg]
 
@@ -73,21 +73,26 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
     """Each row's partition id (int64, rows in input order) and the number of levels.
 
     ``finals``: a list to which each level appends its final partitions as (their rows,
-    grouped by partition; their ids; their row counts): per partition extents by
-    ``reduceat`` without sorting the rows again (``sqlanon.static``).
+    grouped by partition; their ids; their row counts; with weights each row's weight there,
+    else None): per partition extents by ``reduceat`` without sorting the rows again
+    (``sqlanon.static``).
 
     ``weights``: each row stands for that many equal rows (an *atom*: the source rows
-    with one QI tuple and SA value, counted once; strict only). A strict cut never
-    separates rows with equal QI values, and every test reads counts (sizes, histograms
-    of the cut QI, SA counts) or sets of values, so the atoms get the partition ids
-    their rows would get, in fewer rows per level."""
+    with one QI tuple and SA value, counted once). A strict cut never separates rows
+    with equal QI values, and every test reads counts (sizes, histograms of the cut QI,
+    SA counts) or sets of values, so the atoms get the partition ids their rows would
+    get, in fewer rows per level. Relaxed Mondrian deals the rows equal to the cut value
+    in *tie order*: by their QI codes (lexicographically, in QI order), then SA code, then
+    row id; its rows are kept in that order within every segment, so an atom's rows are
+    consecutive and a cut splits at most one atom per segment: that atom becomes two
+    *pieces* (its first rows left, the rest right, the weight divided). With weights and
+    relaxed, an atom may end in several partitions: the ids are in ``finals`` (a piece per
+    entry, with its weight), and the returned per-row ids are not meaningful."""
     ranks = dims.ranks
     q, n = ranks.shape
     out = np.zeros(n, dtype=np.int64)
     if n == 0:
         return out, 0
-    if weights is not None and not strict:
-        raise ValueError("relaxed Mondrian deals single rows in row-id order: it takes no weights")
     wo = None if weights is None else np.asarray(weights, dtype=np.int64)  # weights of the active rows
     numeric = [v is not None for v in dims.values]
     vmax = int(ranks.max()) + 1 if n else 1
@@ -101,11 +106,17 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
     # narrowest unsigned integer that holds them (less memory to move per level)
     small = [_bit_table(int(dims.nd[d])) if not numeric[d] and dims.nd[d] <= 62 else None for d in range(q)]
     order = np.arange(n, dtype=np.int64)      # active rows, grouped by segment
+    if not strict:  # relaxed: rows in tie order, (QI codes, SA code, row id), kept within every segment
+        order = np.lexsort(([] if sa is None else [sa]) + [ranks[d] for d in range(q - 1, -1, -1)])
     # (q, n_active) ranks of the active rows, same order, one contiguous row per QI (int16 when
     # they fit): the widths read each QI contiguously (faster than a strided column of a row-major
     # block, measured), the rows move by one take along axis 1, the picked QI's value is one gather
     xo = np.ascontiguousarray(ranks.astype(np.int16 if vmax <= np.iinfo(np.int16).max else np.int32, copy=False))
     so = sa if use_l or use_grid else None    # SA codes of the active rows (when a test reads them)
+    if not strict:
+        xo = np.take(xo, order, axis=1)
+        so = None if so is None else np.take(so, order)
+        wo = None if wo is None else np.take(wo, order)
     lens = np.array([n], dtype=np.int64)      # per segment: rows
     pids = np.zeros(1, dtype=np.int64)        # per segment: partition id
     masks = np.zeros(1, dtype=np.int64)       # per segment: QIs with no allowable cut (bits)
@@ -138,7 +149,7 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
             fin_order = order[fin_rows]
             out[fin_order] = np.repeat(pids[fin], lens[fin])
             if finals is not None:
-                finals.append((fin_order, pids[fin], lens[fin]))
+                finals.append((fin_order, pids[fin], lens[fin], None if wo is None else wo[fin_rows]))
             keep = np.flatnonzero(~fin_rows)  # the rows that stay: one index for every array (a QI row as one item)
             order, xo = np.take(order, keep), np.take(xo, keep, axis=1)
             if so is not None:
@@ -172,7 +183,7 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
             cv = np.where(has, bestkey % vmax, -1)
             take = None
         else:
-            half = lens // 2
+            half = sizes // 2
             hit = cum >= half[e_seg]
             first_hit = np.minimum.reduceat(np.where(hit, np.arange(e_seg.size), _BIG), e_first)
             has = np.ones(P, dtype=bool)
@@ -185,27 +196,47 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         nxt += 2 * cut_idx.size
         masks = np.where(has, 0, masks | (np.int64(1) << dim.astype(np.int64)))
         cvr = np.repeat(np.where(has, cv, np.iinfo(np.int64).max), lens)  # an uncut segment: all rows left
+        split = None  # relaxed with weights: the atom (piece) that a cut splits, at most one per segment
         if strict:
             left = xv <= cvr
-        else:
+        elif wo is None:
             tie = xv == cvr
             left = (xv < cvr) | (tie & (_seg_exclusive_cumsum(tie, starts, seg_of_row) < np.repeat(take, lens)))
+        else:  # the tied rows before a piece (tie order) and the piece's own: all left, all right, or split
+            tie = xv == cvr
+            tw = np.where(tie, wo, 0)
+            before = _seg_exclusive_cumsum(tw, starts, seg_of_row, np.int64)
+            take_r = np.repeat(take, lens)
+            left = (xv < cvr) | (tie & (before < take_r))
+            split = tie & (before < take_r) & (before + wo > take_r)
+            w_left = np.where(left, np.where(split, take_r - before, wo), 0)
+        right = ~left if split is None else ~left | split  # (a split piece is on both sides)
         # each segment's left rows, then its right rows, each in their order: row j of all left
         # rows goes to j + (right rows of the earlier segments), row j of the right rows to
         # j + (left rows of this and the earlier segments)
-        cl = np.cumsum(left, dtype=np.int64 if m >= 2 ** 31 else np.int32)
-        l_incl = cl[starts + lens - 1].astype(np.int64)
+        ends = starts + lens - 1
+        l_incl = np.cumsum(left, dtype=np.int64 if m >= 2 ** 31 else np.int32)[ends].astype(np.int64)
         n_left = np.diff(l_incl, prepend=0)
-        n_right = lens - n_left
-        idx_l, idx_r = np.flatnonzero(left), np.flatnonzero(~left)
-        inv = np.empty(m, dtype=np.int64)
-        inv[np.arange(idx_l.size) + np.repeat(np.cumsum(n_right) - n_right, n_left)] = idx_l
-        inv[np.arange(idx_r.size) + np.repeat(l_incl, n_right)] = idx_r
+        if split is None:
+            n_right = lens - n_left
+        else:
+            n_right = np.diff(np.cumsum(right, dtype=np.int64)[ends], prepend=0)
+        idx_l, idx_r = np.flatnonzero(left), np.flatnonzero(right)
+        pos_l = np.arange(idx_l.size) + np.repeat(np.cumsum(n_right) - n_right, n_left)
+        pos_r = np.arange(idx_r.size) + np.repeat(l_incl, n_right)
+        inv = np.empty(idx_l.size + idx_r.size, dtype=np.int64)
+        inv[pos_l] = idx_l
+        inv[pos_r] = idx_r
         order = np.take(order, inv)
         xo = np.take(xo, inv, axis=1)
         if so is not None:
             so = np.take(so, inv)
-        if wo is not None:
+        if split is not None:
+            w_new = np.empty(inv.size, dtype=np.int64)
+            w_new[pos_l] = w_left[idx_l]
+            w_new[pos_r] = (wo - w_left)[idx_r]
+            wo = w_new
+        elif wo is not None:
             wo = np.take(wo, inv)
         # new segment list: a cut segment becomes (left, right), the others stay
         two = has.astype(np.int64) + 1

@@ -96,7 +96,7 @@ def anonymize(
     spec = _qi_spec(con, source, cols, qi, hierarchies)
     given = dict(hierarchies or {})
     presorted = not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))
-    atoms = presorted and strict  # strict Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
+    atoms = presorted  # Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
     # one statement read to Arrow, the categories coded in numpy by their text's byte order (DuckDB's
     # VARCHAR order unless a collation is set: then the dictionaries are built in SQL)
     fast = (pa is not None and presorted and not given
@@ -255,6 +255,8 @@ class _Steps:
         """03_publish from the partition ids: the class extents (numpy) go in as registered
         DataFrames; returns (NCP per QI, in %, the number of classes)."""
         job, con = self.job, self.con
+        if self.weights is not None and not job.strict:  # relaxed on atoms: the pieces are the rows from here on
+            dims, pid = self._pieces(dims)
         codes = self.codes_by_rid
         codes["pid"] = pid
         for col in job.spec:  # categories whose values fit the bits of an int64
@@ -282,6 +284,22 @@ class _Steps:
         per_list = con.execute(rest[-1]).fetchall()[0][0]
         self.prof.mark(_stmt_label("03_publish", len(rest) + 1, rest[-1]))
         return per_list, len(stats)
+
+
+    def _pieces(self, dims):
+        """Relaxed Mondrian on atoms: a cut may split an atom into pieces (``mondrian.partition``), so
+        an atom may end in several classes. The pieces, from the partitioner's final partitions,
+        take the atoms' place: each piece's codes, SA code and weight (its rows), grouped by class.
+        Returns (Dims of the pieces, each piece's partition id)."""
+        rows = np.concatenate([f[0] for f in self.finals])
+        seg_pid = np.concatenate([f[1] for f in self.finals])
+        seg_len = np.concatenate([f[2] for f in self.finals])
+        self.weights = np.concatenate([f[3] for f in self.finals])
+        self.codes_by_rid = {key: np.take(v, rows) for key, v in self.codes_by_rid.items()}
+        self.codes_by_rid["n"] = self.weights
+        self.finals = [(np.arange(rows.size), seg_pid, seg_len, self.weights)]
+        return (mondrian.Dims(np.take(dims.ranks, rows, axis=1), dims.values, dims.range_, dims.nd),
+                np.repeat(seg_pid, seg_len))
 
 
 def _sorted_codes(col, order_by=None) -> tuple[np.ndarray, object]:

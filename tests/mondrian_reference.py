@@ -5,8 +5,9 @@ codes (a number is itself, a category its rank in sorted order), the widest QI
 by normalized width (range / table range, or distinct / table distinct) among
 those with an allowable cut, ties to the first QI; on it the most balanced
 allowable cut, ties to the smallest value. Strict: x <= v | x > v, both sides
->= k rows and >= l distinct SA values. Relaxed: the row at position n // 2 in
-(x, row order) ends the left side. With t (strict), both sides' SA distributions
+>= k rows and >= l distinct SA values. Relaxed: the rows below the cut value go
+left and the rows equal to it are dealt in tie order, by (QI codes in QI order, SA
+value, row index), until the left side holds n // 2 rows. With t (strict), both sides' SA distributions
 are within EMD t - 1e-9 (equal ground distance) of the table's; with
 diversity "entropy" / "recursive" both sides are entropy l-diverse / recursive
 (c, l)-diverse instead of having l distinct values. Returns the final partitions as lists of
@@ -107,7 +108,8 @@ def mondrian(rows, numeric, k, l=None, strict=True, sa=None, t=None, diversity="
         if strict:
             left = [i for i in part if codes[d][i] <= v]
         else:
-            ties = sorted(i for i in part if codes[d][i] == v)
+            ties = sorted((i for i in part if codes[d][i] == v),
+                          key=lambda i: (tuple(codes[e][i] for e in range(q)), () if sa is None else (sa[i],), i))
             left = [i for i in part if codes[d][i] < v] + ties[:take]
         lset = set(left)
         split(sorted(left))

@@ -5,6 +5,7 @@ with the slow reference in tests/mondrian_reference.py on small tables."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -135,7 +136,10 @@ def test_partitioner_matches_reference(spec, data, k, l, strict, t, div, wide, d
     for i, p in enumerate(pid.tolist()):
         groups.setdefault(p, []).append(i)
     assert sorted(groups.values()) == ref
-    if strict:  # the same rows as atoms (one per QI tuple and SA value, weighted by its rows): the same ids
+    # the same rows as atoms (one per QI tuple and SA value, weighted by its rows, in a random order): the
+    # same ids; relaxed: per partition id, the same rows of each atom (a cut deals an atom's rows in tie order,
+    # so the atom a cut splits becomes two pieces, their weights the rows on each side)
+    if True:
         dims = _dims(rows, numeric)
         keys = [tuple(dims.ranks[:, i].tolist()) + (codes[sas[i]],) for i in range(n)]
         atoms = sorted(set(keys), key=lambda a: data.draw(st.integers(0, 3), label="shuffle"))
@@ -145,12 +149,22 @@ def test_partitioner_matches_reference(spec, data, k, l, strict, t, div, wide, d
                                  dims.values, dims.range_, dims.nd)
         if not dense:
             mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS = -10 ** 9, 7
+        finals: list = []
         try:
-            apid, _ = mondrian_np.partition(adims, k, strict=True, sa=np.array([a[-1] for a in atoms]), l=l,
-                                            diversity=diversity, c=c, t=t, weights=weights)
+            apid, _ = mondrian_np.partition(adims, k, strict=strict, sa=np.array([a[-1] for a in atoms]), l=l,
+                                            diversity=diversity, c=c, t=t, weights=weights, finals=finals)
         finally:
             mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS = saved
-        assert [apid[at[key]] for key in keys] == pid.tolist()
+        if strict:
+            assert [apid[at[key]] for key in keys] == pid.tolist()
+        want: dict = {}
+        for key, p in zip(keys, pid.tolist()):
+            want.setdefault(p, Counter())[key] += 1
+        got: dict = {}
+        for a_rows, a_pids, a_lens, a_w in finals:
+            for j, p in enumerate(np.repeat(a_pids, a_lens).tolist()):
+                got.setdefault(p, Counter())[atoms[a_rows[j]]] += int(a_w[j])
+        assert got == want
 
 
 def _check_against_reference(spec, data, k, l, strict, t, div):
@@ -432,7 +446,7 @@ def test_reserved_column_names_and_a_failed_statement_leave_the_connection_usabl
 
 
 @pytest.mark.parametrize("path", [{"keep": ["id"]}, {}, {"strict": False}],
-                         ids=["kept columns (SQL dictionaries)", "atoms (Arrow read)", "relaxed rows (Arrow read)"])
+                         ids=["kept columns (SQL dictionaries)", "atoms (Arrow read)", "relaxed atoms (Arrow read)"])
 def test_bad_data_same_errors_on_every_read_path(con, path):
     """The data checks read in numpy from the Arrow read (no kept columns) say what the SQL
     checks say: NULL and NaN counts in rows (an atom counts its rows), too few SA values, an
@@ -505,7 +519,8 @@ def test_arrow_read_publishes_what_the_sql_dictionaries_publish(con, strict):
     cols = ", ".join(qi + ["s", "eq_class"])
     assert con.execute(f"SELECT {cols} FROM fast EXCEPT ALL SELECT {cols} FROM sql").fetchall() == []
     assert con.execute(f"SELECT {cols} FROM sql EXCEPT ALL SELECT {cols} FROM fast").fetchall() == []
-    assert (a.classes, a.k, a.ncp, a.distinct_l) == (b.classes, b.k, b.ncp, b.distinct_l)
+    assert (a.classes, a.k, a.distinct_l) == (b.classes, b.k, b.distinct_l)
+    assert a.ncp == pytest.approx(b.ncp, rel=1e-12)  # (the class table's rows summed in another order)
     assert a.t == pytest.approx(b.t, abs=1e-12)
     assert con.execute("SELECT count(*) FROM fast WHERE many LIKE '{%'").fetchall()[0][0] > 0  # sets of > 62 values
     import pyarrow as pa
