@@ -163,7 +163,7 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
                                              finals=steps.finals)
             prof.mark(f"partition tree, {levels} levels (numpy)")
             per_list, classes = steps.publish(dims, pid)
-            checked = _verify(con, job, classes, steps.checked_table, steps.emd, steps.counted_table)
+            checked = _verify(con, job, classes, steps.checked_table, steps.emd, steps.counted_table, steps.groups_np)
             prof.mark(f"check macros on {steps.counted_table or steps.checked_table}")
             steps.unregister()
             steps.run("09_cleanup")
@@ -203,6 +203,7 @@ class _Steps:
         self.checked_table = job.output
         self.emd = None  # presorted, without t requested: the published groups' largest EMD (numpy)
         self.counted_table = None  # presorted and grouped, with an SA: the groups' frame (sqlanon__n rows each)
+        self.groups_np = None  # without the class table: (discernibility, published groups, rows) from numpy
 
     def run(self, name: str, statements=None, first: int = 1) -> None:
         """Run a template's statements (or the given ones of it, numbered from ``first``)."""
@@ -261,16 +262,29 @@ class _Steps:
         codes["pid"] = pid
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
-        stats, cls_of_row, self.factors = _class_stats(con, dims, pid, job.spec, self.weights, self.finals, self.dict_values)
-        if not job.ctx["presorted"] or any(not c["numeric"] and not c["bits"] for c in job.spec):
-            # (read by 03_publish only for the joined output and for categories aggregated from the rows)
-            self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
-        self.register("sqlanon__mdr_stats", stats)
-        self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
-                                                        "nd": dims.nd}))
-        self.prof.mark("class extents (numpy)")
-        classes, *rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)
-        self.run("03_publish", [classes])
+            # a number of an integer type whose values are exact as DOUBLE: its cells formatted here
+            col["int_cells"] = (col["numeric"] and col["type"] in ident.INTEGER_TYPES
+                                and float(np.abs(dims.values[col["i"]]).max(initial=0.0)) < 2.0 ** 53)
+        # every cell built in numpy (the Arrow read; categories with bits, integer numbers): no class table,
+        # NCP and the published groups from the class extents here
+        job.ctx["cls"] = not (job.ctx["fast"] and all(c["bits"] or c["int_cells"] for c in job.spec))
+        stats, cls_of_row, self.factors = _class_stats(con, dims, pid, job.spec, self.weights, self.finals,
+                                                       self.dict_values, int_cells=not job.ctx["cls"])
+        per_list = None
+        if job.ctx["cls"]:
+            if not job.ctx["presorted"] or any(not c["numeric"] and not c["bits"] for c in job.spec):
+                # (read by 03_publish only for the joined output and for categories aggregated from the rows)
+                self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
+            self.register("sqlanon__mdr_stats", stats)
+            self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
+                                                            "nd": dims.nd}))
+            self.prof.mark("class extents (numpy)")
+            classes = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[0]
+            self.run("03_publish", [classes])
+        else:
+            per_list = _ncp_of_classes(stats, dims, job.spec)
+            self.groups_np = _published_groups(stats["n"].to_numpy(), self.factors, job.spec)
+            self.prof.mark("class extents, cells, NCP (numpy)")
         if job.ctx["presorted"]:
             frame, job.ctx["grouped"], self.emd = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights,
                                                                 self.sa_texts, self.factors)
@@ -278,11 +292,17 @@ class _Steps:
             self.checked_table = "sqlanon__mdr_out"
             if job.ctx["grouped"] and job.sa is not None:
                 self.counted_table = "sqlanon__mdr_grp"
+            # the view the check macros read (t, recursive diversity, or no groups frame to count from)
+            job.ctx["view"] = (self.counted_table is None or job.t is not None
+                               or (job.l is not None and job.diversity == "recursive"))
             self.prof.mark("output groups in class, SA order (numpy)")
-            rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[1:]  # (grouped or not)
-        self.run("03_publish", rest[:-1], first=2)
-        per_list = con.execute(rest[-1]).fetchall()[0][0]
-        self.prof.mark(_stmt_label("03_publish", len(rest) + 1, rest[-1]))
+        rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[1 if job.ctx["cls"] else 0:]
+        if per_list is None:
+            self.run("03_publish", rest[:-1], first=2)
+            per_list = con.execute(rest[-1]).fetchall()[0][0]
+            self.prof.mark(_stmt_label("03_publish", len(rest) + 1, rest[-1]))
+        else:
+            self.run("03_publish", rest)
         return per_list, len(stats)
 
 
@@ -421,13 +441,15 @@ def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
     return codes, mondrian.Dims(ranks, values, range_, nd), sa_codes, weights
 
 
-def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values) -> tuple[pd.DataFrame, np.ndarray, dict]:
+def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values,
+                 int_cells: bool = False) -> tuple[pd.DataFrame, np.ndarray, dict]:
     """Per class (final partition, in partition id order): its id, its number (``eq``, 1..), rows (an atom counts
     ``weights`` rows), and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
     ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``) and its published
     cell (``cell<i>``); each row's class index (0.., in partition id order); and per category
-    with ``bits`` (QI index) its cells as codes: (each class's code, the distinct cells). The
+    with ``bits`` (QI index) its cells as codes: (each class's code, the distinct cells), with
+    ``int_cells`` also per number with ``int_cells`` (``_int_cells``). The
     extents are ``reduceat`` over the rows grouped by class as the partitioner left them
     (``finals``: per level its final partitions' rows, ids and sizes)."""
     bit_qis = [c for c in spec if c["bits"]]
@@ -457,6 +479,8 @@ def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values)
         if c["numeric"]:
             lo, hi = np.minimum.reduceat(r, starts)[by_id], np.maximum.reduceat(r, starts)[by_id]
             out[f"lo{c['i']}"], out[f"hi{c['i']}"] = dims.values[c["i"]][lo], dims.values[c["i"]][hi]
+            if int_cells and c["int_cells"]:
+                factors[c["i"]] = _int_cells(lo, hi, dims.values[c["i"]])
         elif c["bits"]:
             bits = np.bitwise_or.reduceat(np.left_shift(np.int64(1), r.astype(np.int64)), starts)[by_id]
             out[f"bits{c['i']}"] = bits
@@ -481,6 +505,47 @@ def _set_cells(bits: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray, 
         cells.append(present[0] if len(present) == 1 else "{" + ",".join(present) + "}")
     inv = inv.reshape(-1)
     return np.asarray(cells, dtype=object)[inv], inv, cells
+
+
+def _int_cells(lo: np.ndarray, hi: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, list]:
+    """A number's published cell per class from its lowest and highest rank (``values``: the
+    distinct values by rank, integers exact as DOUBLE): the value when they are equal, else
+    ``'[lo-hi]'``, as 03_publish's ``lo::<integer type>::VARCHAR`` writes it (an integer's text
+    is its decimal digits, a minus sign when negative). Built once per distinct extent. Returns
+    (each class's code, the distinct cells)."""
+    v = int(values.size)
+    sets, inv = np.unique(lo.astype(np.int64) * v + hi, return_inverse=True)
+    los, his = values[sets // v].tolist(), values[sets % v].tolist()
+    cells = [str(int(a)) if a == b else f"[{int(a)}-{int(b)}]" for a, b in zip(los, his)]
+    return inv.reshape(-1), cells
+
+
+def _ncp_of_classes(stats: pd.DataFrame, dims, spec) -> list:
+    """Per QI the NCP in % from the class extents: 03_publish's last statement (``sqlanon__ncp_penalty``
+    per class and QI, weighted by the class's rows) in numpy, equal up to the order of a float sum."""
+    n = stats["n"].to_numpy().astype(np.float64)
+    total = n.sum()
+    per = []
+    for c in spec:
+        i = c["i"]
+        if c["numeric"]:
+            whole = float(dims.range_[i])
+            p = (stats[f"hi{i}"].to_numpy() - stats[f"lo{i}"].to_numpy()) / whole if whole else np.zeros(n.size)
+        else:
+            nd = mondrian._popcount(stats[f"bits{i}"].to_numpy()).astype(np.float64)
+            whole = float(dims.nd[i])
+            p = np.where(nd <= 1, 0.0, nd / whole) if whole else np.zeros(n.size)
+        per.append(float(100.0 * np.cumsum(n * p)[-1] / total) if total else 0.0)  # (a sum in class order, as SQL's)
+    return per
+
+
+def _published_groups(n: np.ndarray, factors: dict, spec) -> tuple[int, int, int]:
+    """(discernibility, published groups, rows) from the classes: a published group is the classes
+    with equal cells (``factors``: per QI each class's cell code), its size their rows ``n``."""
+    cells = np.stack([factors[c["i"]][0] for c in spec], axis=1).astype(np.int64)
+    group = np.unique(cells, axis=0, return_inverse=True)[1].reshape(-1)
+    size = np.bincount(group, weights=n).astype(np.int64)
+    return int((size.astype(object) ** 2).sum()), int(size.size), int(size.sum())
 
 
 def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None, sa_texts=None,
@@ -564,7 +629,8 @@ def _largest_emd(cells: np.ndarray, cls: np.ndarray, sc: np.ndarray, reps: np.nd
     return float(emd[size > 0].max())  # (a group id without rows: none when every class has rows)
 
 
-def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None, counted: str | None = None) -> dict:
+def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None, counted: str | None = None,
+            groups: tuple | None = None) -> dict:
     """The guarantee, checked on the published table by the check macros (the call
     fails, and nothing is written, if any is worse than requested); the result's numbers.
 
@@ -584,13 +650,18 @@ def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None
     grouped by equal cells and a group's size is the sum of its classes' sizes; that is
     what ``sqlanon_discernibility`` (sum of squared group sizes) and ``sqlanon_avg_group_size``
     (rows / groups / k) compute from the rows. The groups and rows counted both ways must
-    agree, else the call fails."""
-    m = _guarantee(con, job, checked, emd, counted)
-    published = con.execute(f"SELECT count(*) FROM {ident.quote(job.output)}").fetchall()[0][0]
-    cells = ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
-    disc, c_groups, c_rows = con.execute(
-        f"SELECT coalesce(sum(n * n), 0)::HUGEINT, count(*), coalesce(sum(n), 0)::BIGINT FROM "
-        f"(SELECT sum(sqlanon__n) AS n FROM sqlanon__mdr_cls GROUP BY {cells})").fetchall()[0]
+    agree, else the call fails. ``groups``: those numbers computed in numpy from the class extents
+    and cells (``_published_groups``) when no class table was made; the published row count is
+    read in the statement of the checks."""
+    m = _guarantee(con, job, checked, emd, counted, count_of=job.output)
+    published = m["published"]
+    if groups is not None:
+        disc, c_groups, c_rows = groups
+    else:
+        cells = ", ".join(f"sqlanon__g{col['i']}" for col in job.spec)
+        disc, c_groups, c_rows = con.execute(
+            f"SELECT coalesce(sum(n * n), 0)::HUGEINT, count(*), coalesce(sum(n), 0)::BIGINT FROM "
+            f"(SELECT sum(sqlanon__n) AS n FROM sqlanon__mdr_cls GROUP BY {cells})").fetchall()[0]
     if not _meets(job, m) or (c_groups, c_rows, published) != (m["groups"], m["rows"], m["rows"]):
         raise SqlanonError(f"internal error: Mondrian produced k = {m['k']}, distinct l = {m['dl']}, t = {m['t']} for "
                            f"requested k = {job.k}, l = {job.l}, t = {job.t} ({m['groups']} groups of {m['rows']} "

@@ -541,3 +541,25 @@ def test_without_pyarrow_the_sql_dictionaries_are_used(con, monkeypatch):
     monkeypatch.setattr(static_mod, "pa", None)
     anonymize(con, "adult", qi=ADULT_QI, sa="occupation", k=10, output="without")
     assert con.execute("SELECT * FROM with_arrow").fetchall() == con.execute("SELECT * FROM without").fetchall()
+
+
+@pytest.mark.parametrize("typ, lo", [("SMALLINT", -300), ("BIGINT", -5), ("BIGINT", 2 ** 60), ("UBIGINT", 2 ** 62),
+                                     ("DOUBLE", -3), ("DECIMAL(9, 2)", -3)])
+def test_cells_built_in_numpy_equal_the_class_table_cells(con, typ, lo):
+    """Integer numbers exact as DOUBLE (and categories of <= 62 values) get their cells, NCP and the
+    published groups in numpy, without the class table (static._int_cells, _ncp_of_classes,
+    _published_groups); with a kept column the class table builds them in SQL: the same rows, cells
+    and numbers. Values beyond 2^53 and non-integer types take the class table on both paths."""
+    con.execute(f"CREATE TABLE nc AS SELECT range AS id, ({lo} + (range * 7) % 2000)::{typ} AS a, "
+                "'c' || (range % 6) AS b, 's' || (range % 4) AS s FROM range(3000)")
+    a = anonymize(con, "nc", qi=["a", "b"], sa="s", k=7, output="np_cells")
+    b = anonymize(con, "nc", qi=["a", "b"], sa="s", k=7, output="sql_cells", keep=["id"])
+    cols = "a, b, s, eq_class"
+    assert con.execute(f"SELECT {cols} FROM np_cells EXCEPT ALL SELECT {cols} FROM sql_cells").fetchall() == []
+    assert con.execute(f"SELECT {cols} FROM sql_cells EXCEPT ALL SELECT {cols} FROM np_cells").fetchall() == []
+    if lo < 2 ** 53:  # (beyond, the codes are DOUBLEs 256 or more apart: one value)
+        assert con.execute("SELECT count(*) FROM np_cells WHERE a LIKE '[%'").fetchall()[0][0] > 0
+    assert (a.classes, a.k, a.distinct_l, a.discernibility, a.avg_class_size) == \
+        (b.classes, b.k, b.distinct_l, b.discernibility, b.avg_class_size)
+    assert a.ncp == pytest.approx(b.ncp, rel=1e-12)
+    assert a.ncp_per_column == pytest.approx(b.ncp_per_column, rel=1e-12)
