@@ -192,7 +192,7 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         # 3. cut segments get new ids in the order of their ids; the others mask the QI
         cut_idx = np.flatnonzero(has)
         lid = np.full(P, -1, dtype=np.int64)
-        lid[cut_idx[np.argsort(pids[cut_idx], kind="stable")]] = nxt + 2 * np.arange(cut_idx.size)
+        lid[cut_idx[np.argsort(pids[cut_idx])]] = nxt + 2 * np.arange(cut_idx.size)
         nxt += 2 * cut_idx.size
         masks = np.where(has, 0, masks | (np.int64(1) << dim.astype(np.int64)))
         cvr = np.repeat(np.where(has, cv, np.iinfo(np.int64).max), lens)  # an uncut segment: all rows left
