@@ -121,24 +121,37 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
     pids = np.zeros(1, dtype=np.int64)        # per segment: partition id
     masks = np.zeros(1, dtype=np.int64)       # per segment: QIs with no allowable cut (bits)
     nxt = 1
+    small_qis = [d for d in range(q) if small[d] is not None]
+    small_pos = {d: j for j, d in enumerate(small_qis)}
+    qbits = np.arange(q, dtype=np.int64)[:, None]
+    # a QI can be cut in a segment when its extent exceeds this (a number: a range > 0; a category:
+    # two values or more); its width is the extent over the table's (range, or distinct values)
+    cut_floor = np.array([0.0 if numeric[d] else 1.0 for d in range(q)])[:, None]
+    denom = np.array([(dims.range_[d] or 1.0) if numeric[d] else dims.nd[d] for d in range(q)], dtype=np.float64)[:, None]
     levels = 0
     while lens.size:
         levels += 1
         starts = _starts(lens)
         P = lens.size
         # 1. widths of every QI per segment; pick the widest unmasked
-        w = np.full((q, P), -1.0)
+        # (per QI its extent: a number's range, a category's distinct values; the few whole-(q x P)
+        # operations after the loop, not per QI: a level's cost is mostly the number of numpy calls)
+        ext = np.empty((q, P))
+        ors = np.empty((len(small_qis), P), dtype=np.uint64) if small_qis else None
         for d in range(q):
-            free = (masks >> d) & 1 == 0
             col = xo[d]
             if numeric[d]:
-                lo = np.minimum.reduceat(col, starts)
-                hi = np.maximum.reduceat(col, starts)
                 vals = dims.values[d]
-                w[d] = np.where((hi > lo) & free, (vals[hi] - vals[lo]) / (dims.range_[d] or 1.0), -1.0)
+                ext[d] = vals[np.maximum.reduceat(col, starts)] - vals[np.minimum.reduceat(col, starts)]
+            elif small[d] is not None:  # 2^x by a shift (no gather), OR per segment; popcount below
+                ors[small_pos[d]] = np.bitwise_or.reduceat(
+                    np.left_shift(small[d][0], col, dtype=small[d].dtype, casting="unsafe"), starts)
             else:
-                nd = _distinct_per_segment(col, starts, lens, small[d])
-                w[d] = np.where((nd > 1) & free, nd / dims.nd[d], -1.0)
+                ext[d] = _distinct_per_segment(col, starts, lens, None)
+        if small_qis:
+            ext[small_qis] = _popcount(ors).reshape(ors.shape)
+        free = (masks[None, :] >> qbits) & 1 == 0
+        w = np.where((ext > cut_floor) & free, ext / denom, -1.0)
         dim = np.argmax(w, axis=0)
         best_w = w[dim, np.arange(P)]
         sizes = lens if wo is None else np.add.reduceat(wo, starts)  # rows per segment
