@@ -229,11 +229,11 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         # j + (left rows of this and the earlier segments)
         ends = starts + lens - 1
         l_incl = np.cumsum(left, dtype=np.int64 if m >= 2 ** 31 else np.int32)[ends].astype(np.int64)
-        n_left = np.diff(l_incl, prepend=0)
+        n_left = _diff0(l_incl)
         if split is None:
             n_right = lens - n_left
         else:
-            n_right = np.diff(np.cumsum(right, dtype=np.int64)[ends], prepend=0)
+            n_right = _diff0(np.cumsum(right, dtype=np.int64)[ends])
         idx_l, idx_r = np.flatnonzero(left), np.flatnonzero(right)
         pos_l = np.arange(idx_l.size) + np.repeat(np.cumsum(n_right) - n_right, n_left)
         pos_r = np.arange(idx_r.size) + np.repeat(l_incl, n_right)
@@ -260,6 +260,13 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         pids = np.where(has[rep], lid[rep] + is_right, pids[rep])
         masks = masks[rep]
     return out, levels
+
+
+def _diff0(x: np.ndarray) -> np.ndarray:
+    """``np.diff(x, prepend=0)`` without its broadcasting (a call per level)."""
+    d = x.copy()
+    d[1:] -= x[:-1]
+    return d
 
 
 def _starts(lens: np.ndarray) -> np.ndarray:

@@ -545,8 +545,7 @@ def _ncp_of_classes(stats: pd.DataFrame, dims, spec) -> list:
 def _published_groups(n: np.ndarray, factors: dict, spec) -> tuple[int, int, int]:
     """(discernibility, published groups, rows) from the classes: a published group is the classes
     with equal cells (``factors``: per QI each class's cell code), its size their rows ``n``."""
-    cells = np.stack([factors[c["i"]][0] for c in spec], axis=1).astype(np.int64)
-    group = np.unique(cells, axis=0, return_inverse=True)[1].reshape(-1)
+    group = _group_of_class(np.stack([factors[c["i"]][0] for c in spec], axis=1))
     size = np.bincount(group, weights=n).astype(np.int64)
     return int((size.astype(object) ** 2).sum()), int(size.size), int(size.sum())
 
@@ -605,17 +604,22 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
     return pd.DataFrame(out, copy=False), grouped, emd
 
 
+def _group_of_class(cells: np.ndarray) -> np.ndarray:
+    """Each class's published group (0..): ``cells`` holds per class its published cells (codes, one
+    column per QI); classes with equal cells are one group."""
+    radix = cells.max(axis=0).astype(np.int64) + 1 if cells.size else np.ones(cells.shape[1], dtype=np.int64)
+    if float(np.prod(radix.astype(np.float64))) < 2.0 ** 62:  # the cells as one integer, grouped by hashing
+        return pd.factorize(cells.astype(np.int64) @ np.cumprod(np.concatenate(([1], radix[:-1]))))[0]
+    return np.unique(cells, axis=0, return_inverse=True)[1].reshape(-1)
+
+
 def _largest_emd(cells: np.ndarray, cls: np.ndarray, sc: np.ndarray, reps: np.ndarray, n_sc: int) -> float:
     """The largest equal-distance EMD between a published group's SA distribution and the
     table's (what ``sqlanon_t_closeness(..., false)`` reports, up to float rounding): ``cells``
     holds per class its published cells (codes, one column per QI); a published group is the
     classes with equal cells; (``cls``, ``sc``, ``reps``): per (class, SA code) its rows.
     EMD = 1/2 sum over SA values |p - q| = 1/2 (sum over the group's values |p - q| + 1 - their q)."""
-    radix = cells.max(axis=0).astype(np.int64) + 1 if cells.size else np.ones(cells.shape[1], dtype=np.int64)
-    if float(np.prod(radix.astype(np.float64))) < 2.0 ** 62:  # the cells as one integer, grouped by hashing
-        group_of_class = pd.factorize(cells.astype(np.int64) @ np.cumprod(np.concatenate(([1], radix[:-1]))))[0]
-    else:
-        group_of_class = np.unique(cells, axis=0, return_inverse=True)[1].reshape(-1)
+    group_of_class = _group_of_class(cells)
     key = group_of_class[cls].astype(np.int64) * n_sc + sc
     bins = (int(group_of_class.max()) + 1) * n_sc if key.size else 0
     if bins <= 4 * key.size + 4096:  # (group, SA) counts in key order: no sort
