@@ -99,17 +99,18 @@ def anonymize(
     atoms = presorted  # Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
     # one statement read to Arrow, the categories coded in numpy by their text's byte order (DuckDB's
     # VARCHAR order unless a collation is set: then the dictionaries are built in SQL)
-    fast = (pa is not None and presorted and not given
-            and not con.execute("SELECT current_setting('default_collation')").fetchall()[0][0])
+    # (the collation and, for the Arrow read, the row count in one statement)
+    collation, n_rows = con.execute(f"SELECT current_setting('default_collation'), "
+                                    f"{'(SELECT count(*) FROM ' + ident.qualified(con, source) + ')' if presorted else 'NULL'}"
+                                    ).fetchall()[0]
+    fast = pa is not None and presorted and not given and not collation
 
     def check_data(rel: str | None = None) -> int:
         """_check_data on the source, or with atoms on the atoms table (its rows counted by sqlanon__n)."""
         return _check_data(con, source, cols, qi, sa, k, l, diversity, c, rel=rel,
                            weight="sqlanon__n" if rel else None)
 
-    if atoms or fast:  # checked on the atoms or the rows read, inside the transaction (one scan of the source fewer)
-        n_rows = con.execute(f"SELECT count(*) FROM {ident.qualified(con, source)}").fetchall()[0][0]
-    else:
+    if not (atoms or fast):  # else checked on the atoms or the rows read, inside the transaction (one scan fewer)
         n_rows = check_data()
     job = _Job(source=source, output=output, qi=qi, sa=sa, eq_class=eq_class, spec=spec, k=k, l=l, t=t,
                diversity=diversity, c=c, strict=strict, hierarchies=given,

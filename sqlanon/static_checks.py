@@ -82,7 +82,8 @@ def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
         raise SqlanonError(f"eq_class column name {eq_class!r} clashes with a QI/SA column of {source!r}; "
                            "pass eq_class='<another name>'")
     keep = [keep] if isinstance(keep, str) else list(keep)
-    ident.require_columns(con, source, keep, role="keep column")
+    if any(x not in cols for x in keep):  # (the catalog read again only for the error)
+        ident.require_columns(con, source, keep, role="keep column")
     clash = [x for x in keep if x in qi or x == sa or x == eq_class or keep.count(x) > 1]
     if clash:
         raise SqlanonError(f"keep column {clash[0]!r} is listed twice or is also a QI/SA/eq_class column")
@@ -96,7 +97,8 @@ def _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output):
 
 def _check_sa(con, source, cols, qi, sa, t) -> None:
     """The SA: a column, not a QI, and (with t) not numeric."""
-    ident.require_columns(con, source, [sa], role="SA column")
+    if sa not in cols:  # (the catalog read again only for the error)
+        ident.require_columns(con, source, [sa], role="SA column")
     if t is not None and _is_numeric(cols[sa]):
         raise SqlanonError(f"SA column {sa!r} of table {source!r} is numeric: the t-closeness constraint uses the "
                            "equal ground distance (categorical SA); the ordered distance is not implemented "
