@@ -276,7 +276,7 @@ class _Steps:
             if not job.ctx["presorted"] or any(not c["numeric"] and not c["bits"] for c in job.spec):
                 # (read by 03_publish only for the joined output and for categories aggregated from the rows)
                 self.register("sqlanon__mdr_done", pd.DataFrame(codes, copy=False))
-            self.register("sqlanon__mdr_stats", stats)
+            self.register("sqlanon__mdr_stats", pd.DataFrame(stats))
             self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
                                                             "nd": dims.nd}))
             self.prof.mark("class extents (numpy)")
@@ -284,7 +284,7 @@ class _Steps:
             self.run("03_publish", [classes])
         else:
             per_list = _ncp_of_classes(stats, dims, job.spec)
-            self.groups_np = _published_groups(stats["n"].to_numpy(), self.factors, job.spec)
+            self.groups_np = _published_groups(stats["n"], self.factors, job.spec)
             self.prof.mark("class extents, cells, NCP (numpy)")
         if job.ctx["presorted"]:
             frame, job.ctx["grouped"], self.emd = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights,
@@ -307,7 +307,7 @@ class _Steps:
             self.prof.mark(_stmt_label("03_publish", len(rest) + 1, rest[-1]))
         else:
             self.run("03_publish", rest)
-        return per_list, len(stats)
+        return per_list, len(stats["pid"])
 
 
     def _pieces(self, dims):
@@ -446,8 +446,8 @@ def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
 
 
 def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values,
-                 int_cells: bool = False) -> tuple[pd.DataFrame, np.ndarray, dict]:
-    """Per class (final partition, in partition id order): its id, its number (``eq``, 1..), rows (an atom counts
+                 int_cells: bool = False) -> tuple[dict, np.ndarray, dict]:
+    """Per class (final partition, in partition id order; a dict of arrays): its id, its number (``eq``, 1..), rows (an atom counts
     ``weights`` rows), and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
     ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``) and its published
@@ -490,7 +490,7 @@ def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values,
             out[f"bits{c['i']}"] = bits
             out[f"cell{c['i']}"], codes, cells = _set_cells(bits, values[c["i"]])
             factors[c["i"]] = (codes, cells)
-    return pd.DataFrame(out), inv, factors
+    return out, inv, factors
 
 
 def _set_cells(bits: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray, list]:
@@ -524,19 +524,19 @@ def _int_cells(lo: np.ndarray, hi: np.ndarray, values: np.ndarray) -> tuple[np.n
     return inv.reshape(-1), cells
 
 
-def _ncp_of_classes(stats: pd.DataFrame, dims, spec) -> list:
+def _ncp_of_classes(stats: dict, dims, spec) -> list:
     """Per QI the NCP in % from the class extents: 03_publish's last statement (``sqlanon__ncp_penalty``
     per class and QI, weighted by the class's rows) in numpy, equal up to the order of a float sum."""
-    n = stats["n"].to_numpy().astype(np.float64)
+    n = stats["n"].astype(np.float64)
     total = n.sum()
     per = []
     for c in spec:
         i = c["i"]
         if c["numeric"]:
             whole = float(dims.range_[i])
-            p = (stats[f"hi{i}"].to_numpy() - stats[f"lo{i}"].to_numpy()) / whole if whole else np.zeros(n.size)
+            p = (stats[f"hi{i}"] - stats[f"lo{i}"]) / whole if whole else np.zeros(n.size)
         else:
-            nd = mondrian._popcount(stats[f"bits{i}"].to_numpy()).astype(np.float64)
+            nd = mondrian._popcount(stats[f"bits{i}"]).astype(np.float64)
             whole = float(dims.nd[i])
             p = np.where(nd <= 1, 0.0, nd / whole) if whole else np.zeros(n.size)
         per.append(float(100.0 * np.cumsum(n * p)[-1] / total) if total else 0.0)  # (a sum in class order, as SQL's)
