@@ -107,27 +107,32 @@ COMMENT ON MACRO TABLE sqlanon_profile IS 'One-scan check profile. Args: tbl, qi
 -- (a column of tbl): its first GROUP BY sums sqlanon__n where sqlanon_profile counts rows, the
 -- rest is sqlanon_profile's. So it returns what sqlanon_profile returns on tbl with each row
 -- repeated sqlanon__n times (Mondrian checks its output groups with it: sqlanon/static_checks.py, _guarantee).
--- Internal and lean: it does not check its arguments (sqlanon_profile's name check costs ~2 ms
--- of binding, more than the groups of an Adult call); its caller checks that the QI, the SA and
--- sqlanon__n are columns of tbl before it runs (static_checks._guarantee).
+-- (sqlanon__padded: a table without sqlanon__n binds, and the name check below reports it.)
 CREATE OR REPLACE MACRO sqlanon__profile_counted(tbl, qi, sa) AS TABLE
     WITH gs AS (
-        SELECT * EXCLUDE (sqlanon__n), sum(sqlanon__n)::BIGINT AS sqlanon__n
-        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__n') FROM query_table(tbl::VARCHAR))
+        SELECT * EXCLUDE (sqlanon__c, sqlanon__w), sum(sqlanon__w)::BIGINT AS sqlanon__n
+        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = sa OR c = 'sqlanon__c'),
+                     coalesce(*COLUMNS(lambda c: c = 'sqlanon__n' OR c = 'sqlanon__nil')) AS sqlanon__w
+              FROM (SELECT *, true AS sqlanon__c FROM sqlanon__padded(tbl)))
         GROUP BY ALL
     ),
     g AS (
-        SELECT * EXCLUDE (sqlanon__n), count(*)::BIGINT AS sqlanon__d,
+        SELECT * EXCLUDE (sqlanon__c, sqlanon__n), count(*)::BIGINT AS sqlanon__d,
                sum(sqlanon__n)::BIGINT AS sqlanon__t, max(sqlanon__n) AS sqlanon__mx,
                sum(sqlanon__n * ln(sqlanon__n)) AS sqlanon__s
-        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__n') FROM gs)
+        FROM (SELECT COLUMNS(lambda c: list_contains(qi, c) OR c = 'sqlanon__n' OR c = 'sqlanon__c')
+              FROM (SELECT *, true AS sqlanon__c FROM gs))
         GROUP BY ALL
+    ),
+    r AS (
+        SELECT min(sqlanon__t)::BIGINT AS k, count(*)::BIGINT AS groups, coalesce(sum(sqlanon__t), 0)::BIGINT AS rows,
+               min(sqlanon__d)::BIGINT AS distinct_l,
+               min(exp(ln(sqlanon__t) - sqlanon__s / sqlanon__t)) AS entropy_l,
+               max(sqlanon__mx / sqlanon__t) AS alpha
+        FROM g
     )
-    SELECT min(sqlanon__t)::BIGINT AS k, count(*)::BIGINT AS groups, coalesce(sum(sqlanon__t), 0)::BIGINT AS rows,
-           min(sqlanon__d)::BIGINT AS distinct_l,
-           min(exp(ln(sqlanon__t) - sqlanon__s / sqlanon__t)) AS entropy_l,
-           max(sqlanon__mx / sqlanon__t) AS alpha
-    FROM g;
+    SELECT r.* FROM r, (SELECT sqlanon__require_qi(tbl, qi, [sa, 'sqlanon__n']) AS sqlanon__ok) chk
+    WHERE chk.sqlanon__ok = 1;
 COMMENT ON MACRO TABLE sqlanon__profile_counted IS 'Internal: sqlanon_profile of tbl with each row repeated sqlanon__n (a column) times.';
 
 -- k-anonymity: k = size of the smallest QI group (NULL for an empty table). One GROUP BY qi, no extra key.
