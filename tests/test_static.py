@@ -120,15 +120,20 @@ def test_partitioner_matches_reference(spec, data, k, l, strict, t, div, wide, d
     cols = [st.integers(-hi, hi) if isnum else st.sampled_from([f"v{i}" for i in range(hi)]) for isnum in numeric]
     rows = data.draw(st.lists(st.tuples(*cols), min_size=n, max_size=n))
     sas = data.draw(st.lists(st.sampled_from("xyzwv"), min_size=n, max_size=n))
+    no_sa = not strict and data.draw(st.booleans(), label="relaxed without an SA")  # (ties by QI codes, row id)
+    if no_sa:
+        sas = ["x"] * n
     if n < k or (l is not None and (len(set(sas)) < l or (diversity != "distinct" and not _diverse(sas, l, diversity, c)))):
         return
-    ref = sorted(mondrian([r for r in rows], numeric, k, l=l, strict=strict, sa=sas, t=t, diversity=diversity, c=c))
+    ref = sorted(mondrian([r for r in rows], numeric, k, l=l, strict=strict, sa=None if no_sa else sas, t=t,
+                          diversity=diversity, c=c))
     codes = {v: i for i, v in enumerate(sorted(set(sas)))}
     saved = mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS
     if not dense:
         mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS = -10 ** 9, 7
     try:
-        pid, _ = mondrian_np.partition(_dims(rows, numeric), k, strict=strict, sa=np.array([codes[s] for s in sas]),
+        pid, _ = mondrian_np.partition(_dims(rows, numeric), k, strict=strict,
+                                       sa=None if no_sa else np.array([codes[s] for s in sas]),
                                        l=l, diversity=diversity, c=c, t=t)
     finally:
         mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS = saved
@@ -151,7 +156,7 @@ def test_partitioner_matches_reference(spec, data, k, l, strict, t, div, wide, d
             mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS = -10 ** 9, 7
         finals: list = []
         try:
-            apid, _ = mondrian_np.partition(adims, k, strict=strict, sa=np.array([a[-1] for a in atoms]), l=l,
+            apid, _ = mondrian_np.partition(adims, k, strict=strict, sa=None if no_sa else np.array([a[-1] for a in atoms]), l=l,
                                             diversity=diversity, c=c, t=t, weights=weights, finals=finals)
         finally:
             mondrian_np._DENSE_PER_ROW, mondrian_np._GRID_CELLS = saved
