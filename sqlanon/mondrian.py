@@ -127,7 +127,8 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
     # a QI can be cut in a segment when its extent exceeds this (a number: a range > 0; a category:
     # two values or more); its width is the extent over the table's (range, or distinct values)
     cut_floor = np.array([0.0 if numeric[d] else 1.0 for d in range(q)])[:, None]
-    denom = np.array([(dims.range_[d] or 1.0) if numeric[d] else dims.nd[d] for d in range(q)], dtype=np.float64)[:, None]
+    denom = np.array([(dims.range_[d] or 1.0) if numeric[d] else dims.nd[d] for d in range(q)],
+                     dtype=np.float64)[:, None]
     levels = 0
     while lens.size:
         levels += 1

@@ -102,9 +102,8 @@ def anonymize(
     # one statement read to Arrow, the categories coded in numpy by their text's byte order (DuckDB's
     # VARCHAR order unless a collation is set: then the dictionaries are built in SQL)
     # (the collation and, for the Arrow read, the row count in one statement)
-    collation, n_rows = con.execute(f"SELECT current_setting('default_collation'), "
-                                    f"{'(SELECT count(*) FROM ' + ident.qualified(con, source) + ')' if presorted else 'NULL'}"
-                                    ).fetchall()[0]
+    count = f"(SELECT count(*) FROM {ident.qualified(con, source)})" if presorted else "NULL"
+    collation, n_rows = con.execute(f"SELECT current_setting('default_collation'), {count}").fetchall()[0]
     fast = pa is not None and presorted and not given and not collation
 
     def check_data(rel: str | None = None) -> int:
@@ -446,8 +445,8 @@ def _read_codes(con, query: str, spec, with_sa: bool, atoms: bool):
 
 def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values,
                  int_cells: bool = False) -> tuple[dict, np.ndarray, dict]:
-    """Per class (final partition, in partition id order; a dict of arrays): its id, its number (``eq``, 1..), rows (an atom counts
-    ``weights`` rows), and per QI with
+    """Per class (final partition, in partition id order; a dict of arrays): its id, its number
+    (``eq``, 1..), rows (an atom counts ``weights`` rows), and per QI with
     ``bits`` or numeric its extent: a number's lowest and highest code (``lo<i>``,
     ``hi<i>``), a category's codes as the bits of an int64 (``bits<i>``) and its published
     cell (``cell<i>``); each row's class index (0.., in partition id order); and per category
