@@ -288,15 +288,22 @@ def report(res: dict[int, dict]) -> str:
     return "\n".join(lines)
 
 
-_OPEN = pytest.mark.xfail(strict=False, reason=(
-    "open (issue 33 item 2): see docs/threat_model.md, \"Counterfeits\", for the pooled numbers"))
+_EDU = pytest.mark.xfail(strict=False, reason=(
+    "open (issue 33 item 2), education m = 4: pooled over seeds 0-2, the counterfeits no longer stand out by "
+    "their distance from the group's median age (agedev -0.4 / +2.0 points over the share, releases 2 / 3; was "
+    "+5.7 / +8.0), but by the z-score of age in the group (m-invariance +6.2 / +8.1, sliced-bucket release 3 "
+    "+10.9), the age outlier test (+4.9 / +8.2) and the age itself (m-invariance release 3 +7.3): a group of "
+    "m = 4 with two or three persons matched nearest in QI is tighter than the offsets its counterfeits copy "
+    "from a real group; sliced-bucket release 1 freq +5.2 (docs/threat_model.md, \"Counterfeits\")"))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model,output", [
-    pytest.param("m-invariance", "anatomy", marks=_OPEN), pytest.param("m-invariance", "generalized", marks=_OPEN),
-    pytest.param("sliced-bucket", "anatomy", marks=_OPEN)])
-@pytest.mark.parametrize("sa,m", [("occupation", 5), ("education", 4)])
+@pytest.mark.parametrize("sa,m,model,output", [
+    ("occupation", 5, "m-invariance", "anatomy"), ("occupation", 5, "m-invariance", "generalized"),
+    ("occupation", 5, "sliced-bucket", "anatomy"),
+    pytest.param("education", 4, "m-invariance", "anatomy", marks=_EDU),
+    pytest.param("education", 4, "m-invariance", "generalized", marks=_EDU),
+    pytest.param("education", 4, "sliced-bucket", "anatomy", marks=_EDU)])
 def test_red_team_history(sa, m, model, output):
     """Issue 33 item 2, the red team's setting: 7,500 persons, 3 releases,
     pooled over seeds 0-2 and both halves as training half (``pooled``). With
