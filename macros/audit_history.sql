@@ -22,7 +22,7 @@ COMMENT ON MACRO TABLE sqlanon__group_signatures IS 'Internal: release, group_id
 CREATE OR REPLACE MACRO sqlanon__persons(project) AS TABLE
     SELECT release, id, group_id,
            COLUMNS(lambda c: c NOT IN ('release', 'id', 'group_id', 'is_counterfeit'))::VARCHAR AS sa
-    FROM query_table('sqlanon_private.' || project || '_membership')
+    FROM sqlanon__membership_rows(project)
     WHERE id IS NOT NULL AND NOT coalesce(is_counterfeit, false);
 COMMENT ON MACRO TABLE sqlanon__persons IS 'Internal: release, id, group_id, sa (VARCHAR) of every real (non-counterfeit) person in a project''s membership.';
 

@@ -16,7 +16,7 @@ CREATE OR REPLACE MACRO sqlanon__linking_candidates(project) AS TABLE
     WITH mem AS (
         SELECT release, id::VARCHAR AS id,
                COLUMNS(lambda c: c NOT IN ('release', 'id', 'group_id', 'is_counterfeit'))::VARCHAR AS sa
-        FROM query_table('sqlanon_private.' || project || '_membership')
+        FROM sqlanon__membership_rows(project)
         WHERE id IS NOT NULL AND NOT coalesce(is_counterfeit, false)
     ),
     held AS (

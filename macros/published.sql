@@ -5,7 +5,10 @@
 --   sqlanon_<project>_qit        (release, group_id, <QI columns>)
 --   sqlanon_<project>_st         (release, group_id, <sa>, count)
 --   sqlanon_<project>_published  (release, group_id, <generalized QI columns>, <sa>)
---   sqlanon_private.<project>_membership (release, id, group_id, is_counterfeit, <sa>)   -- private
+--   sqlanon_private.<project>_membership (id, group_id, is_counterfeit, <sa>, first_release, last_release)
+--       -- private; intervals of releases (last_release NULL: in the last release; one marker row
+--       -- per release with every other column NULL), or, as other tools may write it, the
+--       -- per-release shape (release, id, group_id, is_counterfeit, <sa>)
 -- (private tables live in schema sqlanon_private, so that no sqlanon_<project>_%
 -- table-name pattern picks them up; docs/contracts.md)
 
@@ -33,10 +36,34 @@ CREATE OR REPLACE MACRO sqlanon_published(project, r) AS TABLE
     ORDER BY ALL;
 COMMENT ON MACRO TABLE sqlanon_published IS 'Generalized release r of a project: group_id, generalized QI columns, SA.';
 
+-- Internal: the membership table with all three release columns, whichever
+-- shape it is stored in (the missing ones NULL).
+CREATE OR REPLACE MACRO sqlanon__membership_table(project) AS TABLE
+    SELECT * FROM query_table('sqlanon_private.' || project || '_membership')
+    UNION ALL BY NAME
+    SELECT NULL::INTEGER AS release, NULL::INTEGER AS first_release, NULL::INTEGER AS last_release WHERE false;
+COMMENT ON MACRO TABLE sqlanon__membership_table IS 'Internal: a project''s membership table with columns release, first_release and last_release (those its shape lacks NULL).';
+
+-- Internal: the membership as one row set per release (release, id, group_id,
+-- is_counterfeit, <sa>), from either shape: an interval row once for every
+-- release it spans, an open one up to the last release (the latest marker).
+CREATE OR REPLACE MACRO sqlanon__membership_rows(project) AS TABLE
+    WITH x AS (SELECT * FROM sqlanon__membership_table(project)),
+    lt AS (SELECT max(first_release) AS latest FROM x)
+    SELECT unnest(CAST(CASE WHEN x.release IS NOT NULL THEN [x.release]
+                            ELSE range(x.first_release, coalesce(x.last_release, lt.latest) + 1) END AS INTEGER[])) AS release,
+           x.* EXCLUDE (release, first_release, last_release)
+    FROM x, lt
+    WHERE x.group_id IS NOT NULL;
+COMMENT ON MACRO TABLE sqlanon__membership_rows IS 'Internal: a project''s membership as per-release rows (release, id, group_id, is_counterfeit, sa), from the interval or the per-release shape.';
+
 -- Private: which person (id) sits in which group of release r, counterfeits flagged.
 CREATE OR REPLACE MACRO sqlanon_membership(project, r) AS TABLE
-    SELECT * EXCLUDE (release)
-    FROM query_table('sqlanon_private.' || project || '_membership')
-    WHERE release = r
+    WITH x AS (SELECT * FROM sqlanon__membership_table(project))
+    SELECT * EXCLUDE (release, first_release, last_release)
+    FROM x
+    WHERE group_id IS NOT NULL
+      AND CASE WHEN release IS NOT NULL THEN release = r
+               ELSE first_release <= r AND r <= coalesce(last_release, (SELECT max(first_release) FROM x)) END
     ORDER BY ALL;
 COMMENT ON MACRO TABLE sqlanon_membership IS 'Private membership of release r of a project: id (NULL for counterfeits), group_id, is_counterfeit, true SA value.';
