@@ -147,7 +147,7 @@ def membership_counts(con, r: int) -> dict:
     """Release r of project p against the source src, from the private membership."""
     names = ("mem_published", "mem_fake", "ghosts", "wrong_value", "absent", "gone_rows", "source")
     row = con.execute(f"""
-        WITH mem AS (SELECT id, {SA} AS sa, is_counterfeit FROM sqlanon_private.p_membership WHERE release = $r),
+        WITH mem AS (SELECT id, {SA} AS sa, is_counterfeit FROM sqlanon__membership_rows('p') WHERE release = $r),
         real AS (SELECT id, sa FROM mem WHERE NOT is_counterfeit AND id IS NOT NULL)
         SELECT (SELECT count(*) FROM mem),
                (SELECT count(*) FROM mem WHERE is_counterfeit),

@@ -78,7 +78,7 @@ def ours(con, r: int) -> dict:
             SELECT e.id, list(g.signature ORDER BY e.release, e.group_id)[1] AS sig
             FROM sqlanon_private.p__entries AS e JOIN sqlanon_private.p__groups AS g USING (group_id)
             GROUP BY e.id
-        ), mem AS (SELECT id, is_counterfeit FROM sqlanon_private.p_membership WHERE release = $r)
+        ), mem AS (SELECT id, is_counterfeit FROM sqlanon__membership_rows('p') WHERE release = $r)
         SELECT (SELECT count(*) FROM src AS s JOIN anc AS a USING (id) WHERE NOT list_contains(a.sig, s.{SA})),
                (SELECT count(*) FROM src WHERE id NOT IN (SELECT id FROM anc)),
                (SELECT count(*) FROM mem WHERE is_counterfeit AND id IS NOT NULL),

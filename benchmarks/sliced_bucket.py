@@ -62,7 +62,7 @@ def kl(con, r: int) -> float:
     return con.execute("""
         WITH pub AS (
             SELECT s.age, s.sex, s.fnlwgt, m.occupation AS sa
-            FROM sqlanon_private.p_membership AS m JOIN src AS s ON s.id = m.id
+            FROM sqlanon__membership_rows('p') AS m JOIN src AS s ON s.id = m.id
             WHERE m.release = $r AND NOT m.is_counterfeit
         ), p AS (
             SELECT age, sex, fnlwgt, sa, count(*) / (SELECT count(*) FROM pub) AS p FROM pub GROUP BY ALL
@@ -129,12 +129,12 @@ def run(model: str, m: int, releases: int, seed: int, metrics: bool = True) -> l
         # held back: in the source and no row of the release at all (the Cach;
         # m-invariance: its eligibility's deletions), not shown by a ghost
         absent = con.execute("""SELECT count(*) FROM sqlanon_private.p__held AS h WHERE h.release = $r
-                                AND h.id NOT IN (SELECT id FROM sqlanon_private.p_membership
+                                AND h.id NOT IN (SELECT id FROM sqlanon__membership_rows('p')
                                                  WHERE release = $r AND id IS NOT NULL)""", {"r": r}).fetchone()[0]
         # res.held: persons with no real row (the Cach: no row at all, and
         # re-inserted persons shown by a ghost); res.suppressed: updates held
         # over (published with their previous value)
-        ghosts = con.execute("SELECT count(*) FROM sqlanon_private.p_membership WHERE release = $r "
+        ghosts = con.execute("SELECT count(*) FROM sqlanon__membership_rows('p') WHERE release = $r "
                              "AND is_counterfeit AND id IS NOT NULL", {"r": r}).fetchone()[0]
         row = {"model": model, "m": m, "release": r, "source": res.published - res.counterfeits + res.held,
                "published": res.published, "counterfeits": res.counterfeits, "ghosts": ghosts, "cach": absent,

@@ -9,6 +9,10 @@ fingerprint and the provenance columns; __secret left out; __chains as a set of
 rows; private tables keyed by their former main-schema names). Then 12 random
 histories (random pools: 2-3 QI of integer and text types, 4-9 SA values,
 200-900 persons, 4 releases, random churn rates) under every config above.
+The release contract's tables (qit, st, published, membership) are digested
+per release as their macros return them (``sqlanon_published_qit(P, r)``, ...,
+key ``<table>@<r>``), not as stored, so a change of their storage shape
+(issue 34: intervals instead of per-release rows) keeps the digests.
 
     python benchmarks/table_digests.py before.json   # then change the code
     python benchmarks/table_digests.py after.json && cmp before.json after.json
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 
 import numpy as np
@@ -51,6 +56,19 @@ except ImportError:
 DEFAULT_MIN_ROWS = getattr(_MIN_ROWS_HOME, "ROWID_SORT_MIN_ROWS", None)
 
 
+CONTRACT = {"qit": "sqlanon_published_qit", "st": "sqlanon_published_st", "published": "sqlanon_published",
+            "membership": "sqlanon_membership"}
+
+
+def _contract(con, schema: str, name: str):
+    """(project, macro) when the table is one of the release contract's, else None."""
+    for suffix, macro in CONTRACT.items():
+        m = re.fullmatch(rf"(?:sqlanon_)?(.+?)_{suffix}", name)
+        if m and (schema == "sqlanon_private") == (suffix == "membership"):
+            return m.group(1), macro
+    return None
+
+
 def digests(con) -> dict:
     out = {}
     # published tables (main) and private ones (schema sqlanon_private, keyed by
@@ -62,6 +80,13 @@ def digests(con) -> dict:
         if t.endswith("__secret") or t in ("sqlanon__persons", "sqlanon__persons_key"):
             continue  # keyed by a random key (the shared persons' digests: sql/_shared/)
         rel = f'"{schema}"."{name}"'
+        contract = _contract(con, schema, name)
+        if contract:
+            project, macro = contract
+            for (r,) in con.execute(f'SELECT release FROM "sqlanon_private"."{project}__ledger" ORDER BY 1').fetchall():
+                rows = con.execute(f"SELECT * FROM {macro}(?, ?)", [project, r]).fetchall()
+                out[f"{t}@{r}"] = [len(rows), hashlib.md5("\n".join(sorted(repr(x) for x in rows)).encode()).hexdigest()]
+            continue
         cols = [r[0] for r in con.execute(f"DESCRIBE {rel}").fetchall()]
         if t.endswith("__ledger"):  # timing, the keyed fingerprint and provenance (package version, template hashes)
             cols = [c for c in cols if c not in ("made_at", "seconds", "fingerprint", "sqlanon_version",

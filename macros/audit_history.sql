@@ -20,10 +20,20 @@ COMMENT ON MACRO TABLE sqlanon__group_signatures IS 'Internal: release, group_id
 
 -- Internal: the real persons of every release (counterfeits dropped), true SA as VARCHAR.
 CREATE OR REPLACE MACRO sqlanon__persons(project) AS TABLE
-    SELECT release, id, group_id,
-           COLUMNS(lambda c: c NOT IN ('release', 'id', 'group_id', 'is_counterfeit'))::VARCHAR AS sa
-    FROM query_table('sqlanon_private.' || project || '_membership')
-    WHERE id IS NOT NULL AND NOT coalesce(is_counterfeit, false);
+    -- (either shape of the membership, as sqlanon__membership_rows reads it,
+    -- with the SA as text: COLUMNS over the table itself)
+    WITH x AS (
+        SELECT id, group_id, is_counterfeit,
+               COLUMNS(lambda c: c NOT IN ('release', 'first_release', 'last_release', 'id', 'group_id',
+                                           'is_counterfeit'))::VARCHAR AS sa,
+               COLUMNS(lambda c: c IN ('release', 'first_release')) AS sqlanon__first,
+               COLUMNS(lambda c: c IN ('release', 'last_release')) AS sqlanon__last
+        FROM query_table('sqlanon_private.' || project || '_membership')
+    ), lt AS (SELECT max(sqlanon__first) AS latest FROM x)
+    SELECT unnest(range(x.sqlanon__first, coalesce(x.sqlanon__last, lt.latest) + 1)::INTEGER[]) AS release,
+           x.id, x.group_id, x.sa
+    FROM x, lt
+    WHERE x.id IS NOT NULL AND NOT coalesce(x.is_counterfeit, false);
 COMMENT ON MACRO TABLE sqlanon__persons IS 'Internal: release, id, group_id, sa (VARCHAR) of every real (non-counterfeit) person in a project''s membership.';
 
 -- Internal: per person and release, the group, its signature and the true SA (unordered).

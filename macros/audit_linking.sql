@@ -14,10 +14,8 @@
 -- else (absent) the values held back in that release. All values VARCHAR.
 CREATE OR REPLACE MACRO sqlanon__linking_candidates(project) AS TABLE
     WITH mem AS (
-        SELECT release, id::VARCHAR AS id,
-               COLUMNS(lambda c: c NOT IN ('release', 'id', 'group_id', 'is_counterfeit'))::VARCHAR AS sa
-        FROM query_table('sqlanon_private.' || project || '_membership')
-        WHERE id IS NOT NULL AND NOT coalesce(is_counterfeit, false)
+        -- (the real persons of every release, either shape: audit_history.sql)
+        SELECT release, id::VARCHAR AS id, sa FROM sqlanon__persons(project)
     ),
     held AS (
         SELECT release, id::VARCHAR AS id, COLUMNS(lambda c: c NOT IN ('release', 'id'))::VARCHAR AS sa

@@ -207,7 +207,7 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
                 "published SA per group"
             )
         cols = list(as_engine(con).columns(p.table("mem")))
-        sa = [c for c in cols if c not in ("release", "id", "group_id", "is_counterfeit")]
+        sa = [c for c in cols if c not in ("release", "id", "group_id", "is_counterfeit", "first_release", "last_release")]
         if len(sa) != 1:
             raise SqlanonError(f"table {p.table('mem')} must have exactly one SA column, found {sa}")
         temp_view = p.table("st")

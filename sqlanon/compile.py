@@ -202,7 +202,7 @@ def compile_release(con: duckdb.DuckDBPyConnection, project: str, **publisher_ar
         f"SELECT 'sqlanon: release {r} of project {project}: ' || count(*) || ' published rows (' "
         "|| count(*) FILTER (WHERE NOT coalesce(is_counterfeit, false) AND id IS NOT NULL) || ' real, ' "
         "|| count(*) FILTER (WHERE coalesce(is_counterfeit, false) OR id IS NULL) || ' counterfeits) in ' "
-        f"|| count(DISTINCT group_id) || ' groups' FROM {mem} WHERE release = {r};",
+        f"|| count(DISTINCT group_id) || ' groups' FROM {mem} WHERE last_release IS NULL;",
     ]
     head = [
         f"-- sqlanon {__version__} compile: release {r} of project {project} (model {pub.model}, "

@@ -101,7 +101,7 @@ def history(
         r = publish(con, project, tmp, qi=qi, sa=sa, l=l, id=id, seed=seed)
         sizes.append(
             con.execute(
-                f"SELECT count(*) FROM {p.ref('mem')} WHERE release = ?", [r]
+                "SELECT count(*) FROM sqlanon_membership(?, ?)", [project, r]
             ).fetchall()[0][0]
         )
     con.execute(f"DROP TABLE IF EXISTS {quote(tmp)}")

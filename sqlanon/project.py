@@ -162,6 +162,24 @@ class Project:
             f"{PRIVATE_SCHEMA} with `sqlanon migrate {self.name} --db FILE` (Python: "
             f"sqlanon.project.migrate(con, {self.name!r})), then run this again; nothing was changed")
 
+    def per_release(self, con) -> bool:
+        """Whether the membership is stored in the per-release shape an older
+        sqlanon wrote (a ``release`` column) instead of intervals
+        (``first_release``, ``last_release``; docs/contracts.md)."""
+        eng = as_engine(con)
+        schema, name = self.place("mem")
+        if not eng.exists(name, schema=schema):
+            return False
+        return "release" in [c.lower() for c in eng.columns(self.table("mem"))]
+
+    def check_shape(self, con) -> None:
+        """Refuse to release on a membership of the per-release shape, naming the fix."""
+        if self.per_release(con):
+            raise SqlanonError(
+                f"project {self.name!r} keeps its membership as one row set per release, as an older sqlanon wrote "
+                f"it; convert it once to intervals of releases with `sqlanon migrate {self.name} --db FILE` "
+                f"(Python: sqlanon.project.migrate(con, {self.name!r})), then release again; nothing was changed")
+
     def legacy_tables(self, con) -> list[str]:
         """Names of this project's private tables still in the main schema (an older file)."""
         return as_engine(con).find_tables([self.legacy_name(k) for k in private_tables()], schema="main")
@@ -192,12 +210,17 @@ class Project:
 
 
 def migrate(con: duckdb.DuckDBPyConnection, project: str) -> list[str]:
-    """Move the private tables of ``project`` that an older sqlanon wrote into
-    the main schema (``sqlanon_<P>_membership``, ``sqlanon_<P>__<x>``) into
-    schema ``sqlanon_private`` under their current names, in one transaction
-    (rows, column names and types, and row order kept; the published tables are
-    not touched). Returns the names moved (empty: nothing to do). Raises when
-    both places hold a table (restore the file from a backup)."""
+    """Bring a project written by an older sqlanon to the current storage, in
+    one transaction: (1) move its private tables from the main schema
+    (``sqlanon_<P>_membership``, ``sqlanon_<P>__<x>``) into schema
+    ``sqlanon_private`` under their current names (rows, column names and
+    types, and row order kept); (2) convert a membership stored as one row set
+    per release (a ``release`` column) into intervals of releases
+    (:func:`membership_intervals`; every release reads back the same rows). The
+    published tables are not touched. Returns what was done: the names moved,
+    and ``<membership> (intervals)`` when it was converted (empty: nothing to
+    do). Raises when both places hold a table (restore the file from a
+    backup)."""
     p = Project(project)
     con = as_engine(con)
     try:
@@ -220,6 +243,9 @@ def migrate(con: duckdb.DuckDBPyConnection, project: str) -> list[str]:
             con.execute(f"CREATE TABLE {p.ref(key)} AS SELECT * FROM main.{quote(name)}")
             con.execute(f"DROP TABLE main.{quote(name)}")
             moved.append(name)
+        if p.per_release(con):
+            membership_intervals(con, p)
+            moved.append(f"{p.table('mem')} (intervals)")
         con.execute("COMMIT")
     except BaseException as exc:
         con.execute("ROLLBACK")
@@ -228,6 +254,55 @@ def migrate(con: duckdb.DuckDBPyConnection, project: str) -> list[str]:
                                "read-write; nothing was changed") from exc
         raise
     return moved
+
+
+#: the membership's columns besides its SA column, per-release shape
+_MEM_OLD = ("release", "id", "group_id", "is_counterfeit")
+
+
+def membership_intervals(con, p: Project) -> None:
+    """Rewrite the per-release membership of ``p`` (``release, id, group_id,
+    is_counterfeit, <sa>``) as intervals (``id, group_id, is_counterfeit, <sa>,
+    first_release, last_release``; docs/contracts.md), inside the caller's
+    transaction. The k-th copy of a row value is in release r when r's rows hold
+    the value at least k times; each maximal run of consecutive releases is one
+    interval row, open (last_release NULL) when it reaches the last release;
+    and one marker row per release (every other column NULL). The releases are
+    the ledger's, or, without one, 1 .. the largest in the membership."""
+    eng = as_engine(con)
+    cols = list(eng.columns(p.table("mem")))
+    sa = [c for c in cols if c.lower() not in _MEM_OLD]
+    if len(sa) != 1:
+        raise SqlanonError(f"cannot migrate project {p.name!r}: table {p.table('mem')} must have exactly one SA "
+                           f"column besides {', '.join(_MEM_OLD)}, found {sa}; nothing was changed")
+    s = quote(sa[0])
+    mem = p.ref("mem")
+    schema, name = p.place("ledger")
+    last = (f"(SELECT max(release) FROM {p.ref('ledger')})" if eng.exists(name, schema=schema)
+            else f"(SELECT max(release) FROM {mem})")
+    tmp = quote(f"{p.place('mem')[1]}__migrating")
+    eng.execute(f"""
+        CREATE TABLE {quote(PRIVATE_SCHEMA)}.{tmp} AS
+        WITH c AS (
+            SELECT release, id, group_id, is_counterfeit, {s},
+                   row_number() OVER (PARTITION BY release, id, group_id, is_counterfeit, {s}) AS k
+            FROM {mem}
+        ), isl AS (
+            SELECT *, release - row_number() OVER (PARTITION BY id, group_id, is_counterfeit, {s}, k
+                                                  ORDER BY release) AS run
+            FROM c
+        ), lr AS (SELECT coalesce({last}, 0) AS last)
+        SELECT id, group_id, is_counterfeit, {s}, first_release,
+               CASE WHEN last_release < lr.last THEN last_release END AS last_release
+        FROM (SELECT id, group_id, is_counterfeit, {s}, min(release)::INTEGER AS first_release,
+                     max(release)::INTEGER AS last_release
+              FROM isl GROUP BY id, group_id, is_counterfeit, {s}, k, run), lr
+        UNION ALL
+        SELECT NULL, NULL, NULL, NULL, r::INTEGER, r::INTEGER
+        FROM (SELECT unnest(range(1, coalesce({last}, 0) + 1)) AS r)
+        ORDER BY first_release, group_id""")
+    eng.execute(f"DROP TABLE {mem}")
+    eng.execute(f"ALTER TABLE {quote(PRIVATE_SCHEMA)}.{tmp} RENAME TO {quote(p.place('mem')[1])}")
 
 
 def projects(con) -> list[str]:

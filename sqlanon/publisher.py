@@ -45,7 +45,7 @@ QI_RESERVED = ("release", "group_id", "is_counterfeit")
 SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
 # the release gate's templates, temporary tables and view (sql/_gate/); a model adds its own
 _GATE = ("_gate/presence.sql.j2", "_gate/gate.sql.j2")
-_TEMPS = ("gdiff", "gnew", "pnew")
+_TEMPS = ("gdiff", "gnew", "pnew", "mdiff")
 # the persons this project shares with other projects (issue 33 item 3)
 _SHARED = ("_shared/persons.sql.j2", "_shared/record.sql.j2")
 # A source smaller than this runs its release on one DuckDB thread (a release
@@ -258,7 +258,9 @@ class Publisher:
         defs = {
             "qit": f"release INTEGER, group_id BIGINT, {qi_defs}",
             "st": f"release INTEGER, group_id BIGINT, {sa_def}, count BIGINT",
-            "mem": f"release INTEGER, id {cols[self.id]}, group_id BIGINT, is_counterfeit BOOLEAN, {sa_def}",
+            # intervals of releases (sql/_shared/store.sql.j2, docs/contracts.md)
+            "mem": (f"id {cols[self.id]}, group_id BIGINT, is_counterfeit BOOLEAN, {sa_def}, first_release INTEGER, "
+                    "last_release INTEGER"),
             "pub": (f"release INTEGER, group_id BIGINT, {', '.join(f'{quote(c)} VARCHAR' for c in self.qi)}, "
                     f"{sa_def}") if self.output == "generalized" else None,
             "groups": f"group_id BIGINT, signature {cols[self.sa]}[], first_release INTEGER",
@@ -455,6 +457,7 @@ class Publisher:
             # is created until _create_tables)
             if self.proj.legacy_tables(self.engine):
                 raise self.proj.legacy_error()
+            self.proj.check_shape(self.engine)
             self._catalog = {(s.lower(), n.lower()) for s, n in self.engine.schema_relations()}
             cols = validation.validate(self)
             ctx = self._context(cols)

@@ -164,9 +164,17 @@ def check_state(pub) -> None:
     last, published = pub._q(f"SELECT release, published FROM {pub.proj.ref('ledger')} "
                               "ORDER BY release DESC LIMIT 1")[0]
     rows = "count(*) FILTER (WHERE release = $r)"
-    checks = [("mem", rows), ("qit", rows), ("st", "coalesce(sum(count) FILTER (WHERE release = $r), 0)")]
+    checks = [("qit", rows), ("st", "coalesce(sum(count) FILTER (WHERE release = $r), 0)")]
     if pub.output == "generalized":
         checks.append(("pub", rows))
+    # the membership as intervals: its open rows are the last release's
+    n, later = pub._q(f"SELECT count(*) FILTER (WHERE last_release IS NULL), count(*) FILTER (WHERE first_release > $r "
+                       f"OR last_release > $r) FROM {pub.proj.ref('mem')}", {"r": last})[0]
+    if n != published or later:
+        raise SqlanonError(f"project {pub.project!r} is damaged: table {pub.tables['mem']!r} holds {n} rows "
+                           f"of release {last} and {later} of later releases, but the ledger says release "
+                           f"{last} published {published} rows (edited by hand?); restore it from a backup "
+                           "or start a new project name")
     for key, agg in checks:
         n, later = pub._q(f"SELECT {agg}, count(*) FILTER (WHERE release > $r) FROM {pub.proj.ref(key)} "
                            "WHERE release >= $r", {"r": last})[0]

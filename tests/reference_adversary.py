@@ -154,8 +154,7 @@ def candidates(con, project: str, sources: list[dict], *, qi: list[str], sa: str
         # held-over update) looks present: the adversary does not know who was
         # updated, so its current value is not among the values held back
         published = {row[0] for row in con.execute(
-            f"SELECT id FROM sqlanon_private.{q(project + '_membership')} "
-            "WHERE release = ? AND NOT is_counterfeit", [r]).fetchall()}
+            "SELECT id FROM sqlanon_membership(?, ?) WHERE NOT is_counterfeit", [project, r]).fetchall()}
         held = frozenset(v for pid, (_, v) in src.items() if pid not in published)
         boxes = _BoxIndex(groups, numeric) if output == "generalized" else None
         by_tuple: dict = {}  # the candidates depend on the QI tuple only

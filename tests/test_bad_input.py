@@ -177,7 +177,7 @@ def test_project_names_are_case_insensitive(released):
 def _consistent(con, project="ward"):
     """Ledger releases are 1..k, and each release's membership equals its count."""
     led = con.execute(f"SELECT release, published FROM sqlanon_private.{project}__ledger ORDER BY 1").fetchall()
-    mem = con.execute(f"SELECT release, count(*) FROM sqlanon_private.{project}_membership GROUP BY 1 ORDER BY 1").fetchall()
+    mem = con.execute("SELECT release, count(*) FROM sqlanon__membership_rows(?) GROUP BY 1 ORDER BY 1", [project]).fetchall()
     assert [r for r, _ in led] == list(range(1, len(led) + 1))
     assert led == mem
     return len(led)
@@ -248,8 +248,8 @@ def test_dropped_membership_table(released):
 @pytest.mark.parametrize("table,edit", [("membership", "DELETE FROM {t} WHERE id < 10"),
                                         ("qit", "DELETE FROM {t} WHERE group_id % 2 = 0"),
                                         ("st", "UPDATE {t} SET count = 2 WHERE group_id % 3 = 0"),
-                                        ("membership", "INSERT INTO {t} SELECT release + 1, id, group_id, "
-                                                       "is_counterfeit, d FROM {t}")])
+                                        ("membership", "INSERT INTO {t} SELECT id, group_id, is_counterfeit, d, "
+                                                       "first_release + 1, NULL FROM {t}")])
 def test_state_edited_by_hand(released, table, edit):
     name = f"sqlanon_private.ward_{table}" if table == "membership" else f"sqlanon_ward_{table}"
     released.execute(edit.format(t=name))

@@ -104,7 +104,7 @@ def scored_rows(con, release: int, qi=None) -> pd.DataFrame:
         ), truth AS (
             SELECT group_id, k, count(*) FILTER (WHERE NOT m.is_counterfeit) AS nreal,
                    count(*) FILTER (WHERE m.is_counterfeit) AS nghost
-            FROM sqlanon_private.c_membership AS m JOIN src{release} AS s ON s.id = m.id
+            FROM sqlanon__membership_rows('c') AS m JOIN src{release} AS s ON s.id = m.id
             CROSS JOIN LATERAL (SELECT {_key('s', QI)} AS k)
             WHERE m.release = {release}
             GROUP BY ALL
@@ -359,7 +359,7 @@ def test_sampled_sources_in_a_large_release(tmp_path):
     pub.release()
     ncf, persons = con.execute(
         "SELECT count(*) FILTER (WHERE id IS NULL), count(*) FILTER (WHERE id IS NOT NULL) "
-        "FROM sqlanon_private.big_membership WHERE release = 2").fetchone()
+        "FROM sqlanon_membership('big', 2)").fetchone()
     assert 0 < 16 * ncf < 65_536 < persons  # the sampled path (f < 1) ran
     # no more QI tuples repeated inside a group than among the real rows of
     # release 1 (the old group-mate copy made one per counterfeit; step 8 groups

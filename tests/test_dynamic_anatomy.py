@@ -46,11 +46,13 @@ def _inject(con, project, assign: dict, sa: dict, qi=("age",)):
     con.execute("CREATE OR REPLACE TEMP TABLE inj (id BIGINT, g BIGINT, sa VARCHAR)")
     con.executemany("INSERT INTO inj VALUES (?, ?, ?)", [(i, g, sa[i]) for i, g in assign.items()])
     q = ", ".join(f"s.{c}" for c in qi)
-    for t in ("mem", "qit", "st", "rows"):
+    for t in ("qit", "st", "rows"):
         con.execute(f"DELETE FROM {T[t]} WHERE release = 1")
+    con.execute(f"DELETE FROM {T['mem']}")  # (intervals: release 1's rows and its marker)
     con.execute(f"DELETE FROM {T['groups']}")
     con.execute(f"INSERT INTO {T['rows']} SELECT 1, i.id, i.g, false, {q}, i.sa FROM inj i JOIN src s USING (id)")
-    con.execute(f"INSERT INTO {T['mem']} SELECT 1, id, g, false, sa FROM inj")
+    con.execute(f"INSERT INTO {T['mem']} SELECT id, g, false, sa, 1, NULL FROM inj "
+                "UNION ALL SELECT NULL, NULL, NULL, NULL, 1, 1")
     con.execute(f"INSERT INTO {T['qit']} SELECT 1, i.g, {q} FROM inj i JOIN src s USING (id)")
     con.execute(f"INSERT INTO {T['st']} SELECT 1, g, sa, count(*) FROM inj GROUP BY ALL")
     con.execute(f"INSERT INTO {T['groups']} SELECT g, list(DISTINCT sa), 1 FROM inj GROUP BY g")
@@ -307,7 +309,7 @@ def test_models_parameters_and_ledger(con):
     con.execute("UPDATE src SET dis = NULL WHERE id = 3")
     with pytest.raises(SqlanonError, match="NULL in SA column"):
         _pub(con, "a").release()
-    assert con.execute("SELECT max(release) FROM sqlanon_private.a_membership").fetchall() == [(2,)]
+    assert con.execute("SELECT max(release) FROM sqlanon__membership_rows('a')").fetchall() == [(2,)]
 
 
 def test_deterministic_and_wrapper(con):

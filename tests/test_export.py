@@ -100,7 +100,7 @@ def test_file_order_depends_only_on_published_content(tmp_path, output, model):
     keys = ["qit", "st"] + (["pub"] if output == "generalized" else [])
     # the adversarial storage: qit rows matched to their person's true SA (QI unique, so by QI)
     con.execute("CREATE TEMP TABLE truth AS SELECT m.release, m.group_id, s.age, s.zip, m.disease "
-                f"FROM {p.ref('mem')} AS m JOIN src AS s USING (id)")
+                "FROM sqlanon__membership_rows('ward') AS m JOIN src AS s USING (id)")
     con.execute(f"CREATE OR REPLACE TABLE {p.ref('qit')} AS SELECT q.* FROM {p.ref('qit')} AS q LEFT JOIN truth "
                 "USING (release, group_id, age, zip) ORDER BY q.release, q.group_id, truth.disease DESC NULLS LAST")
     con.execute(f"CREATE OR REPLACE TABLE {p.ref('st')} AS SELECT * FROM {p.ref('st')} "

@@ -65,7 +65,7 @@ def _truth(con, release: int, sa: str) -> pd.DataFrame:
     return con.execute(f"""
         SELECT m.group_id, m.id, m.is_counterfeit, m.{sa} AS v, s.age,
                row({', '.join('s.' + c for c in QI)})::VARCHAR AS k
-        FROM sqlanon_private.r_membership AS m LEFT JOIN src{release} AS s ON s.id = m.id
+        FROM sqlanon__membership_rows('r') AS m LEFT JOIN src{release} AS s ON s.id = m.id
         WHERE m.release = {release}""").df()
 
 

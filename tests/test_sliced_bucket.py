@@ -53,7 +53,7 @@ def _signatures(con, project="p"):
     """{id: [(release, frozenset signature)]} of every real membership row."""
     T = Project(project).refs()
     out: dict = {}
-    rows = con.execute(f"SELECT m.release, m.id, list(DISTINCT s.{'sa'}) FROM {T['mem']} AS m "
+    rows = con.execute(f"SELECT m.release, m.id, list(DISTINCT s.{'sa'}) FROM sqlanon__membership_rows('{project}') AS m "
                        f"JOIN {T['st']} AS s ON s.release = m.release AND s.group_id = m.group_id "
                        "WHERE NOT m.is_counterfeit GROUP BY ALL ORDER BY 1").fetchall()
     for r, pid, sig in rows:
@@ -86,7 +86,7 @@ def test_first_release_holds_one_person_per_value_and_no_counterfeit(file_con):
     assert bad == []
     assert res.published + res.held == len(pool)
     # the DuckDB file opens again with its state
-    assert con.execute(f"SELECT count(*) FROM {T['mem']}").fetchone()[0] == res.published
+    assert con.execute("SELECT count(*) FROM sqlanon_membership('p', 1)").fetchone()[0] == res.published
 
 
 def test_the_cach_fills_vacancies_instead_of_counterfeits(con):
@@ -99,7 +99,7 @@ def test_the_cach_fills_vacancies_instead_of_counterfeits(con):
     pub = Publisher(con, "p", source="src", id="id", qi=QI, sa="sa", model="sliced-bucket", m=5, seed=3, cach=3)
     first = pub.release()
     T = Project("p").refs()
-    gone = con.execute(f"SELECT arg_min(id, id) FROM {T['mem']} WHERE release = 1 AND NOT is_counterfeit "
+    gone = con.execute("SELECT arg_min(id, id) FROM sqlanon_membership('p', 1) WHERE NOT is_counterfeit "
                        "AND sa IN ('Sales', 'Craft-repair') GROUP BY sa").fetchall()
     con.executemany("DELETE FROM src WHERE id = ?", gone)
     res = pub.release()
@@ -223,7 +223,7 @@ def test_adult_histories_with_copied_tuples_narrow_nobody(seed, m):
         # hold-over"): one ghost, one real row, two signatures
         assert con.execute("""
             SELECT count(*) FROM (
-                SELECT release, id FROM sqlanon_private.p_membership AS m
+                SELECT release, id FROM sqlanon__membership_rows('p') AS m
                 JOIN sqlanon_private.p__groups AS g USING (group_id)
                 WHERE id IS NOT NULL GROUP BY ALL
                 HAVING count(*) FILTER (WHERE NOT is_counterfeit) > 1 OR count(*) FILTER (WHERE is_counterfeit) > 1
@@ -343,8 +343,8 @@ def test_paper_example_signatures_stay_consistent(con, seed, keep):
         # p3 goes back to SSM-pos: to its first signature, or (when no group of its
         # release-2 signature takes it: the seeded draw decides) its update is held
         # over (docs/sliced_bucket.md): its release-2 row again, counted in suppressed
-        (now,) = con.execute("SELECT sa FROM sqlanon_private.p_membership "
-                             "WHERE release = 3 AND id = 'p3' AND NOT is_counterfeit").fetchone()
+        (now,) = con.execute("SELECT sa FROM sqlanon_membership('p', 3) "
+                             "WHERE id = 'p3' AND NOT is_counterfeit").fetchone()
         if now == "Glaucoma":
             assert res[2].suppressed >= 1 and p3[3] == p3[2]
         else:
@@ -425,7 +425,7 @@ def _stale_runs(con, frames, sa: str, m: int):
     for r, f in enumerate(frames, 1):
         cur = dict(zip(f["id"], f[sa]))
         domain |= set(cur.values())
-        rows = con.execute(f"SELECT m.id, m.{sa}, list(DISTINCT s.{sa}) FROM {T['mem']} AS m "
+        rows = con.execute(f"SELECT m.id, m.{sa}, list(DISTINCT s.{sa}) FROM sqlanon__membership_rows('p') AS m "
                            f"JOIN {T['st']} AS s ON s.release = m.release AND s.group_id = m.group_id "
                            "WHERE m.release = ? AND NOT m.is_counterfeit GROUP BY ALL", [r]).fetchall()
         fresh = {i for i, v, _ in rows if cur.get(i) == v}

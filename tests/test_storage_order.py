@@ -87,9 +87,9 @@ def _attack(con, project, seed, tmp_path):
     truth = con.execute(
         f"SELECT m.release, m.group_id, q.age::VARCHAR, q.zip::VARCHAR, any_value(m.disease), "
         f"count(*), bool_or(m.is_counterfeit) "
-        f"FROM sqlanon_private.{quote(project + '_membership')} AS m JOIN "
+        "FROM sqlanon__membership_rows(?) AS m JOIN "
         f"(SELECT id, age, zip FROM src UNION SELECT id, age, zip FROM gone) AS q USING (id) "
-        "GROUP BY ALL").fetchall()
+        "GROUP BY ALL", [project]).fetchall()
     real = {(r, g, a, z): v for r, g, a, z, v, n, fake in truth if n == 1 and not fake}
     scored = []  # (group key, position, group size, true SA)
     for key, rows in qit.items():

@@ -45,7 +45,7 @@ def test_a_model_from_outside_the_package_releases_is_gated_and_audited(toy_mode
                        "HAVING count(DISTINCT disease) <> 3 OR count(*) <> 3)").fetchall() == [(0,)]
     assert con.execute("SELECT count(*) FROM (SELECT id FROM sqlanon_private.toy_membership GROUP BY id "
                        "HAVING count(DISTINCT group_id) > 1)").fetchall() == [(0,)]
-    assert con.execute("SELECT count(*) FROM sqlanon_private.toy_membership AS m JOIN src USING (id) "
+    assert con.execute("SELECT count(*) FROM sqlanon__membership_rows('toy') AS m JOIN src USING (id) "
                        "WHERE m.release = 3 AND m.disease = src.disease").fetchall() == [(39,)]
     # the model's declared state table, named by the project, made by its template
     assert con.execute("SELECT count(*) FROM sqlanon_private.toy__toyrows").fetchall() == [(39,)]

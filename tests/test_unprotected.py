@@ -38,7 +38,7 @@ def test_publishes_every_row_and_the_audit_flags_it(con):
     con.execute("INSERT INTO src VALUES (100, 70, 'd1')")
     r2 = sqlanon.Publisher.open(con, "u").release()
     assert (r2.release, r2.published, r2.survivors, r2.new, r2.deleted, r2.updated) == (2, 37, 35, 1, 4, 1)
-    assert len({g for (g,) in con.execute("SELECT group_id FROM sqlanon_private.u_membership").fetchall()}) == 77
+    assert len({g for (g,) in con.execute("SELECT group_id FROM sqlanon__membership_rows('u')").fetchall()}) == 77
     report = sqlanon.audit(con, "u", 3)
     assert report.verdict != "safe" and report.n_disclosures >= 37
 

@@ -138,15 +138,23 @@ def sliced_cmd(project, db, release, columns, exact, seed, to, project_file) -> 
 @click.argument("project")
 @click.option("--db", required=True, type=click.Path(exists=True, dir_okay=False), help="Database file.")
 def migrate_cmd(project, db) -> None:
-    """Move the private tables of PROJECT that an older sqlanon kept in the main
-    schema (sqlanon_P_membership, sqlanon_P__ledger, ...) into schema
-    sqlanon_private, in one transaction (docs/contracts.md)."""
+    """Bring PROJECT, written by an older sqlanon, to the current storage in one
+    transaction: move the private tables it kept in the main schema
+    (sqlanon_P_membership, sqlanon_P__ledger, ...) into schema sqlanon_private,
+    and convert a membership stored per release into intervals of releases
+    (docs/contracts.md)."""
     from ..project import migrate
 
     with _session(db) as con:
-        moved = migrate(con, project)
-    click.echo(f"moved {len(moved)} private tables of project {project!r} into schema sqlanon_private"
-               if moved else f"nothing to migrate: project {project!r} has no private tables in the main schema")
+        done = migrate(con, project)
+    moved = [x for x in done if not x.endswith("(intervals)")]
+    said = []
+    if moved:
+        said.append(f"moved {len(moved)} private tables of project {project!r} into schema sqlanon_private")
+    if len(moved) < len(done):
+        said.append(f"converted the membership of project {project!r} to intervals of releases")
+    click.echo("; ".join(said) if said else f"nothing to migrate: project {project!r} has no private tables in the "
+               "main schema and its membership is stored as intervals")
 
 
 @main.command("purge")

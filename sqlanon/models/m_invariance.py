@@ -70,7 +70,7 @@ def plan_rows(step: StepContext, values: list, c: list[int], method: str) -> lis
         have = set(values)
         dom = step.engine.fetch(
             f"SELECT v FROM (SELECT DISTINCT sqlanon__sa AS v FROM {T['snap']} UNION "
-            f"SELECT DISTINCT {quote(step.sa)} FROM {T['mem']}) ORDER BY {portable_hash(step, 'v')}, v",
+            f"SELECT DISTINCT {quote(step.sa)} FROM {T['mem']} WHERE group_id IS NOT NULL) ORDER BY {portable_hash(step, 'v')}, v",
             {"seed": step.seed})
         absent = [v for (v,) in dom if v not in have]
     if method == "random":
