@@ -15,7 +15,7 @@ publishes come from :mod:`sqlanon.histories`.
 >>> _ = con.execute("CREATE TABLE src AS SELECT range AS id, range % 10 AS age, 'd' || (range % 4) AS disease FROM range(40)")
 >>> naive.publish(con, "demo", "src", qi=["age"], sa="disease", l=3)
 1
->>> con.execute("SELECT count(*) FROM sqlanon_private.demo_membership").fetchall()
+>>> con.execute("SELECT count(*) FROM sqlanon_membership('demo', 1)").fetchall()
 [(40,)]
 """
 
