@@ -465,3 +465,40 @@ def test_a_missing_java_is_our_error_saying_what_to_install(tmp_path, case):
                           "dynamic-anatomy", "--l", "3"], capture_output=True, text=True, timeout=300, env=env)
     assert cli.returncode != 0 and "Traceback" not in cli.stderr, cli.stderr[-2000:]
     assert "Spark needs Java 17 or later" in cli.stderr, cli.stderr[-2000:]
+
+
+def _readme_spark_example() -> str:
+    """The README's Spark example (the python block that starts a SparkEngine), as written."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "SparkEngine(" in b]
+    assert len(blocks) == 1, "README.md: one python block with SparkEngine( expected"
+    return blocks[0]
+
+
+#: what Spark, the JVM or pyspark printed around the README's result before issue 34
+NOISE = ("FutureWarning", "Warning", "WARN", "[Stage", "hostname", "loopback", "log4j", "log level",
+         "NativeCodeLoader", "incubator", "Traceback", "ERROR")
+
+
+def test_the_readme_example_prints_its_result_and_nothing_else(tmp_path):
+    """Issue 34: the README's 12-row dynamic-anatomy example printed three
+    pandas FutureWarnings, a host name warning and stage progress bars around
+    its result. Run as a user runs it (a fresh process, its own JVM), stdout
+    and stderr hold the release line, the table and nothing else."""
+    script = tmp_path / "readme_spark.py"
+    script.write_text(_readme_spark_example())
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_LOCAL_IP", "PYTHONWARNINGS")}
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=1200, env=env,
+                         cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stderr == "", run.stderr[-3000:]
+    lines = run.stdout.rstrip("\n").splitlines()
+    assert lines[0].startswith("release   1:     12 published rows (12 real, 0 counterfeits) in     4 groups"), lines
+    table = lines[1:]
+    assert table[0].startswith("+") and table[1] == "|release|group_id|disease|count|" and table[-1].startswith("+")
+    assert len([x for x in table if x.startswith("|      1|")]) == 12, run.stdout
+    for word in NOISE:
+        assert word not in run.stdout, (word, run.stdout)
