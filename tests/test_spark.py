@@ -213,6 +213,39 @@ def test_size_estimates_stay_small_through_a_chain_of_statements(tmp_path, spark
     assert len(size) <= 20  # spark.sql.defaultSizeInBytes (Long.MaxValue) at most
 
 
+def test_small_transactions_interpret_and_large_ones_keep_the_sessions_settings(tmp_path, spark):
+    """Issue 34's fixed cost: over a small warehouse a transaction runs with
+    SMALL_SETTINGS (no generated code, one shuffle partition); over a larger
+    one (here: a threshold below its size) with the session's own, restored;
+    the statements give the same rows either way. A local session's JVM runs
+    the quick JIT (C1)."""
+    import pandas as pd
+
+    from sqlanon.engines.spark.engine import SMALL_SETTINGS
+
+    own = {k: spark.conf.get(k) for k in SMALL_SETTINGS}
+    assert own["spark.sql.codegen.factoryMode"] != "NO_CODEGEN"
+    frame = pd.DataFrame({"k": range(300), "v": [f"x{i % 7}" for i in range(300)]})
+    sql = "SELECT v, count(*), sum(k), min(k || v) FROM t GROUP BY v ORDER BY v"
+    rows = {}
+    for small in (1 << 30, 1):
+        eng = SparkEngine(tmp_path / f"wh{small}", spark, small=small)
+        eng.load("t", frame)
+        assert 0 < eng.committed_bytes() < 1 << 30
+        eng.begin()
+        now = {k: spark.conf.get(k) for k in SMALL_SETTINGS}
+        eng.execute("CREATE TEMP TABLE u AS SELECT v, k * 2 AS k FROM t WHERE k % 3 = 0")
+        rows[small] = eng.fetch(sql), eng.fetch("SELECT v, sum(k) FROM u GROUP BY v ORDER BY v")
+        eng.rollback()
+        assert now == (SMALL_SETTINGS if small > 1 else own)
+        assert {k: spark.conf.get(k) for k in SMALL_SETTINGS} == own  # (the session's own again)
+        eng.drop_temporary(["u"])
+    assert rows[1 << 30] == rows[1]
+    assert rows[1][0][0] == ("x0", 43, sum(range(0, 300, 7)), "0x0")
+    args = list(spark._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+    assert "-XX:TieredStopAtLevel=1" in args, args
+
+
 def test_a_failed_release_writes_nothing(tmp_path, spark, adult_frames):
     eng = SparkEngine(tmp_path / "wh", spark)
     eng.load("src", adult_frames[0])
