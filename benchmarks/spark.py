@@ -92,7 +92,7 @@ def run_engine(engine: str, paths: list[str], work: str, models: list[str]) -> d
             from sqlanon.spark import SparkEngine, session
 
             target = con = SparkEngine(os.path.join(work, f"wh-{model}"),
-                                       session("local[2]", **{"spark.driver.memory": "10g"}))
+                                       session("local[2]", quick_jit=False, **{"spark.driver.memory": "10g"}))
         pub, rels = None, []
         for p in paths:
             if engine == "duckdb":

@@ -49,14 +49,34 @@ from .storage import MAIN, Warehouse
 from .passes import _bind, translate
 
 
+#: the session's SQL settings for a transaction over small tables (docs/spark.md,
+#: "Fixed cost and clean output"): a release of a few thousand rows is tens of
+#: statements, each a few Spark jobs over a handful of rows, and its time went
+#: to compiling code for them (Janino, then the JIT), not to running it;
+#: expressions are interpreted instead, and one shuffle partition does
+SMALL_SETTINGS = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+                  "spark.sql.shuffle.partitions": "1"}
+#: bytes of the warehouse's committed tables (Parquet, as Spark estimates them)
+#: up to which a transaction runs with SMALL_SETTINGS
+SMALL_BYTES = 2 << 20
+
+
 class SparkEngine(SparkDialect, Statements, RecursiveCTEs, Engine):
     """sqlanon's engine on a SparkSession, state under ``warehouse`` (a folder
-    path; on a cluster, a path every executor reaches; :mod:`.storage`)."""
+    path; on a cluster, a path every executor reaches; :mod:`.storage`).
 
-    def __init__(self, warehouse: str | os.PathLike, spark: SparkSession | None = None) -> None:
+    ``small``: a transaction begun while the warehouse's committed tables
+    hold at most this many bytes runs with :data:`SMALL_SETTINGS` (0: never);
+    a larger one with the session's own settings. The results are the same."""
+
+    def __init__(self, warehouse: str | os.PathLike, spark: SparkSession | None = None, *,
+                 small: int = SMALL_BYTES) -> None:
         self.store = Warehouse(warehouse)
         self.warehouse = self.store.root
         self.spark = spark or session()
+        self.small = int(small)
+        self._own = {k: self._conf(k) for k in SMALL_SETTINGS}  # the session's settings, restored for big data
+        self._small_now, self._small_at = False, (-1, False)
         self._macros = scalar_macros()
         self._tmacros = table_macros()
         self._schemas = {MAIN}
@@ -127,13 +147,52 @@ class SparkEngine(SparkDialect, Statements, RecursiveCTEs, Engine):
         self._txn["dirty"].add(key)
         self._register(key)
 
+    # ------------------------------------------------------ small or large
+    def _conf(self, key: str) -> str | None:
+        try:
+            return self.spark.conf.get(key)
+        except Exception:  # (unset, no default)
+            return None
+
+    def committed_bytes(self) -> int:
+        """The size of the committed tables as Spark estimates it (their Parquet
+        files; no job runs)."""
+        total = 0
+        for key in self._paths:
+            if key in self._tables:
+                total += int(str(self._tables[key]._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+        return total
+
+    def _is_small(self) -> bool:
+        if self._small_at[0] != self._seq:
+            self._small_at = (self._seq, bool(self.small) and self.committed_bytes() <= self.small)
+        return self._small_at[1]
+
+    def _settings(self, small: bool) -> None:
+        """:data:`SMALL_SETTINGS` (``small``) or the session's own, set on the
+        session for this engine's statements (the session's own are back when a
+        transaction or a statement outside one ends)."""
+        if small == self._small_now:
+            return
+        for k, v in (SMALL_SETTINGS if small else self._own).items():
+            if v is None:
+                self.spark.conf.unset(k)
+            else:
+                self.spark.conf.set(k, v)
+        self._small_now = small
+
     # --------------------------------------------------------- transactions
     def begin(self) -> None:
         if self._txn is not None:
             raise SparkSQLError("a transaction is already open on this Spark engine")
         self.store.lock()
-        if self.store.manifest()["seq"] != self._seq:  # another engine committed: read its state
-            self._reload()
+        try:
+            if self.store.manifest()["seq"] != self._seq:  # another engine committed: read its state
+                self._reload()
+            self._settings(self._is_small())
+        except BaseException:
+            self.store.unlock()
+            raise
         self._txn = {"tables": dict(self._tables), "names": dict(self._names), "schemas": set(self._schemas),
                      "dirty": set(), "dropped": set()}
 
@@ -154,6 +213,7 @@ class SparkEngine(SparkDialect, Statements, RecursiveCTEs, Engine):
         for key in self._tables:
             self._register(key)
         self._txn = None
+        self._settings(False)
         self.store.unlock()
 
     def commit(self) -> None:
@@ -185,6 +245,7 @@ class SparkEngine(SparkDialect, Statements, RecursiveCTEs, Engine):
             self._tables[key] = self.spark.read.parquet(self.store.path(rel))
             self._register(key)
         self.store.remove(old)
+        self._settings(False)
         self.store.unlock()
 
     def _write(self, df: DataFrame, rel: str) -> None:
@@ -220,12 +281,17 @@ class SparkEngine(SparkDialect, Statements, RecursiveCTEs, Engine):
 
     def fetch(self, sql: str, params=None) -> list[tuple]:
         rows: list[tuple] = []
+        if self._txn is None:
+            self._settings(self._is_small())
         try:
             for tree in sqlglot.parse(sql, read="duckdb"):
                 if tree is not None:
                     rows = self._statement(tree, params)
         except (PySparkException, Py4JJavaError) as exc:
             raise self.typed(exc) from exc
+        finally:
+            if self._txn is None:
+                self._settings(False)
         return rows
 
     def last_columns(self) -> list[str]:

@@ -46,11 +46,24 @@ INSTALL = ("Spark needs Java 17 or later: install a JDK or JRE (e.g. `apt-get in
            "or `brew install openjdk@17`) and put its `java` on PATH or set JAVA_HOME to it")
 
 
-def session(master: str = "local[2]", **conf) -> SparkSession:
+#: the JVM's just-in-time compiler for a local session: C1 only (a large code
+#: cache, as C1 fills the default one). A small release is tens of statements
+#: planned once each: the JVM spent more CPU compiling Spark's planner with C2
+#: than running it (docs/spark.md, "Fixed cost and clean output")
+QUICK_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m"
+
+
+def session(master: str = "local[2]", *, quick_jit: bool | None = None, **conf) -> SparkSession:
     """A SparkSession with the settings sqlanon's SQL needs: non-ANSI semantics
     (a list index out of range is NULL, as in DuckDB), UTC, few shuffle
     partitions for a local run (give more with ``conf`` on a cluster); quiet
-    (module docstring). Raises JavaMissing without a usable Java."""
+    (module docstring). Raises JavaMissing without a usable Java.
+
+    ``quick_jit`` (default: for a ``local`` master) starts the driver's JVM
+    with :data:`QUICK_JIT`: a release of a few thousand rows costs about half
+    the CPU; a long run over millions of rows on one machine may want C2's
+    faster code (``quick_jit=False``). Only the first session of a process
+    starts a JVM."""
     settings = {"spark.sql.ansi.enabled": "false", "spark.sql.session.timeZone": "UTC",
                 "spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false",
                 "spark.ui.showConsoleProgress": "false", "spark.sql.adaptive.enabled": "true",
@@ -58,6 +71,9 @@ def session(master: str = "local[2]", **conf) -> SparkSession:
                 # Union.rewriteConstraints); constraint propagation off, it plans (and long plans plan faster)
                 "spark.sql.constraintPropagation.enabled": "false"}
     settings |= {k: str(v) for k, v in conf.items()}
+    if quick_jit if quick_jit is not None else master.startswith("local"):  # (the caller's options after ours)
+        settings["spark.driver.extraJavaOptions"] = " ".join(
+            x for x in (QUICK_JIT, settings.get("spark.driver.extraJavaOptions")) if x)
     if SparkContext._active_spark_context is None:
         _start(master, settings)
     b = SparkSession.builder.master(master).appName("sqlanon")

@@ -83,10 +83,11 @@ class Statements:
             for r in rows[1:]:
                 src = exp.union(src, r, distinct=False)
         q = self.sql(src, params)
-        width = len(self.spark.sql(q).columns)  # (analysis only)
+        new_cols = self.spark.sql(q).columns  # (analysis only, once)
+        width = len(new_cols)
         names = old.columns
         if tree.args.get("by_name"):
-            cols = list(self.spark.sql(q).columns)
+            cols = list(new_cols)
             missing = [c for c in cols if c.lower() not in {n.lower() for n in names}]
             if missing:
                 raise SparkSQLError(f"INSERT BY NAME into {target.sql('duckdb')!r}: no column {missing[0]!r}")
@@ -136,12 +137,12 @@ class Statements:
             else:
                 q = q.select(exp.alias_(col, c, quoted=True))
         new = self._query(q, params)
-        if src is not None:
-            n0, n1 = old.count(), new.count()
-            if n0 != n1:
+        if src is not None:  # (checkpointed first: the new rows are computed once, both counts read kept rows)
+            new = self._checkpoint(new)
+            if old.count() != new.count():
                 raise SparkSQLError(f"UPDATE of {table.sql('duckdb')!r}: a row matched more than one row of FROM")
         with self._autocommit():
-            self._set(key, new)
+            self._set(key, new, checkpoint=src is None)
 
     def _delete(self, tree: exp.Delete, params) -> None:
         table = tree.this
