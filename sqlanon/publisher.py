@@ -258,7 +258,7 @@ class Publisher:
         defs = {
             "qit": f"release INTEGER, group_id BIGINT, {qi_defs}",
             "st": f"release INTEGER, group_id BIGINT, {sa_def}, count BIGINT",
-            # intervals of releases (sql/_shared/store.sql.j2, docs/contracts.md)
+            # intervals of releases (sql/_lib/store.sql.j2, docs/contracts.md)
             "mem": (f"id {cols[self.id]}, group_id BIGINT, is_counterfeit BOOLEAN, {sa_def}, first_release INTEGER, "
                     "last_release INTEGER"),
             "pub": (f"release INTEGER, group_id BIGINT, {', '.join(f'{quote(c)} VARCHAR' for c in self.qi)}, "

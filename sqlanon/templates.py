@@ -142,7 +142,7 @@ def imports(env: jinja2.Environment, names) -> list[str]:
     ``{% from ... import %}``, ``{% include %}``), and theirs, first seen first.
 
     >>> imports(environment(), ["m_invariance/09_publish.sql.j2"])
-    ['_lib/hash.sql.j2', '_shared/store.sql.j2']
+    ['_lib/hash.sql.j2', '_lib/store.sql.j2']
     """
     out: list[str] = []
     todo = list(names)

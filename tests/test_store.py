@@ -1,5 +1,5 @@
 """Issue 34 point 1: the private membership stored as intervals of releases
-(sql/_shared/store.sql.j2, docs/contracts.md), and `sqlanon migrate` from the
+(sql/_lib/store.sql.j2, docs/contracts.md), and `sqlanon migrate` from the
 per-release shape an older sqlanon (or another tool) wrote.
 
 The independent check is the per-release shape itself: a table of one row set
