@@ -215,10 +215,12 @@ class _Steps:
             self.con.execute(stmt)
             self.prof.mark(_stmt_label(name, i, stmt))
 
-    def register(self, name: str, frame: pd.DataFrame) -> None:
-        # column names as a plain object Index: pandas >= 3 infers an Arrow-backed string Index,
-        # whose every lookup (DuckDB's scan looks the columns up one by one) costs ~0.2 ms
-        frame.columns = pd.Index(list(frame.columns), dtype=object)
+    def register(self, name: str, frame) -> None:
+        """A DataFrame or an Arrow table under ``name`` until :meth:`unregister`."""
+        if isinstance(frame, pd.DataFrame):
+            # column names as a plain object Index: pandas >= 3 infers an Arrow-backed string Index,
+            # whose every lookup (DuckDB's scan looks the columns up one by one) costs ~0.2 ms
+            frame.columns = pd.Index(list(frame.columns), dtype=object)
         self.con.register(name, frame)
         self.frames[name] = frame
 
@@ -288,9 +290,10 @@ class _Steps:
             self.groups_np = _published_groups(stats["n"], self.factors, job.spec)
             self.prof.mark("class extents, cells, NCP (numpy)")
         if job.ctx["presorted"]:
-            frame, job.ctx["grouped"], self.emd = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights,
-                                                                self.sa_texts, self.factors)
-            self.register("sqlanon__mdr_grp", frame)
+            groups, rows, job.ctx["grouped"], self.emd = _output_frame(con, job, cls_of_row, codes.get("sc"),
+                                                                       self.weights, self.sa_texts, self.factors)
+            self.register("sqlanon__mdr_grp", groups)
+            self.register("sqlanon__mdr_rows", rows)
             self.checked_table = "sqlanon__mdr_out"
             if job.ctx["grouped"] and job.sa is not None:
                 self.counted_table = "sqlanon__mdr_grp"
@@ -495,17 +498,25 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
                   known=None):
     """The published rows as *groups*: one row per (class, SA value), in storage order
     (class, then SA code), with its number of rows ``sqlanon__n`` (an atom counts
-    ``weights`` rows), as categorical columns: per QI the class's published cell (read
-    from ``sqlanon__mdr_cls``, one row per class), the SA value (its text: VARCHAR, or
-    a number that casts back exactly) and the class number. 03_publish repeats each
-    group ``sqlanon__n`` times (``sqlanon__mdr_out``, a view: one scan and an unnest,
-    which keep the order: no join, no ORDER BY); rows of one class and SA value are
-    equal in the published table, so the row order within a group is no information.
-    When the groups are more than half as many as the rows (relaxed Mondrian's small
-    classes), the frame is the rows themselves (each group repeated here; no unnest).
+    ``weights`` rows). Two frames of them:
+
+    * the groups, ``sqlanon__mdr_grp``, what the check macros read: per QI the class's
+      published cell as an integer code (read from ``sqlanon__mdr_cls``, one row per class,
+      or built by ``_class_stats``), the SA value's code, the class number and ``sqlanon__n``;
+    * the rows, ``sqlanon__mdr_rows``, what the published table copies (03_publish, one
+      ``CREATE TABLE ... AS`` with casts): each group repeated ``sqlanon__n`` times (here, by
+      one ``np.repeat`` of the group index), each QI and the SA as the same codes with the
+      texts as a dictionary (an Arrow dictionary array, or a pandas categorical without pyarrow).
+
+    A column's texts are distinct (codes of equal texts are merged first), so a code stands
+    for one published text and a text for one code: grouping by the codes groups the published
+    rows exactly (docs/static.md). Rows of one class and SA value are equal in the published
+    table, so the row order within a group is no information. When the groups are more than
+    half as many as the rows (relaxed Mondrian's small classes), the groups frame holds the rows,
+    one each, without ``sqlanon__n``.
     ``known``: per QI (index) whose cells ``_class_stats`` built, (each class's code, the distinct
     cells): those are not read back from ``sqlanon__mdr_cls``.
-    Returns (the frame, whether it holds groups)."""
+    Returns (the groups frame, the rows frame, whether the groups frame holds groups, the largest EMD)."""
     n_sc = 1 if sc is None else int(sc.max()) + 1
     key = cls_of_row if sc is None else cls_of_row * n_sc + sc
     bins = (int(cls_of_row.max()) + 1) * n_sc
@@ -530,19 +541,33 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
     if not grouped:
         keys, reps = np.repeat(keys, reps), np.ones(int(reps.sum()), dtype=np.int64)
     cls = keys // n_sc
-    out = {}
-    for col, (codes, uniques) in zip(job.spec, factors):
-        out[job.qi[col["i"]]] = pd.Categorical.from_codes(codes.astype(np.int32)[cls],
-                                                        categories=pd.Index(uniques, dtype=object))
+    columns = [(job.qi[col["i"]], codes, uniques, cls) for col, (codes, uniques) in zip(job.spec, factors)]
     if sc is not None:
         values = sa_texts if sa_texts is not None else \
             con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
-        out[job.sa] = pd.Categorical.from_codes((keys % n_sc).astype(np.int32),
-                                                categories=pd.Index(values, dtype=object))
-    out[job.eq_class] = cls + 1
+        columns.append((job.sa, np.arange(len(values)), values, keys % n_sc))
+    at = np.repeat(np.arange(keys.size), reps) if grouped else None  # each published row's group
+    groups, rows = {}, {}
+    for name, codes, texts, of_group in columns:
+        texts_u, merged = pd.factorize(pd.Index(texts, dtype=object))  # (equal texts: one code)
+        code = texts_u.astype(np.int32)[np.asarray(codes, dtype=np.int64)][of_group]
+        groups[name] = code
+        rows[name] = _dictionary(code if at is None else code[at], merged)
+    groups[job.eq_class] = cls + 1
+    rows[job.eq_class] = groups[job.eq_class] if at is None else groups[job.eq_class][at]
     if grouped:
-        out["sqlanon__n"] = reps
-    return pd.DataFrame(out, copy=False), grouped, emd
+        groups["sqlanon__n"] = reps
+    if pa is None:
+        return pd.DataFrame(groups, copy=False), pd.DataFrame(rows, copy=False), grouped, emd
+    return pa.table(groups), pa.table(rows), grouped, emd
+
+
+def _dictionary(codes: np.ndarray, texts):
+    """A column of texts by their codes: an Arrow dictionary array (read by DuckDB as VARCHAR), or
+    without pyarrow a pandas categorical (an ENUM)."""
+    if pa is None:
+        return pd.Categorical.from_codes(codes, categories=pd.Index(texts, dtype=object))
+    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(list(texts), pa.string()))
 
 
 def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None, counted: str | None = None,
