@@ -33,7 +33,7 @@ from .errors import EngineError, SqlanonError
 from .engine import as_engine
 from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
 from .static_cells import (_set_cells, _int_cells, _ncp_of_classes, _published_groups,  # noqa: F401
-                           _largest_emd)
+                           _largest_emd, _distinct_cells)
 from .static_checks import (_check_params, _check_columns, _qi_spec, _check_data, _check_hierarchy_values,
                             _is_numeric, _judge_data, _guarantee, _meets)
 
@@ -272,8 +272,9 @@ class _Steps:
         # every cell built in numpy (the Arrow read; categories with bits, integer numbers): no class table,
         # NCP and the published groups from the class extents here
         job.ctx["cls"] = not (job.ctx["fast"] and all(c["bits"] or c["int_cells"] for c in job.spec))
-        stats, cls_of_row, self.factors = _class_stats(con, dims, pid, job.spec, self.weights, self.finals,
-                                                       self.dict_values, int_cells=not job.ctx["cls"])
+        stats, cls_of_row, factors = _class_stats(con, dims, pid, job.spec, self.weights, self.finals,
+                                                  self.dict_values, int_cells=not job.ctx["cls"])
+        self.factors = {i: _distinct_cells(*f) for i, f in factors.items()}
         per_list = None
         if job.ctx["cls"]:
             if not job.ctx["presorted"] or any(not c["numeric"] and not c["bits"] for c in job.spec):
@@ -549,10 +550,9 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
     at = np.repeat(np.arange(keys.size), reps) if grouped else None  # each published row's group
     groups, rows = {}, {}
     for name, codes, texts, of_group in columns:
-        texts_u, merged = pd.factorize(pd.Index(texts, dtype=object))  # (equal texts: one code)
-        code = texts_u.astype(np.int32)[np.asarray(codes, dtype=np.int64)][of_group]
+        code = np.asarray(codes).astype(np.int32, copy=False)[of_group]
         groups[name] = code
-        rows[name] = _dictionary(code if at is None else code[at], merged)
+        rows[name] = _dictionary(code if at is None else code[at], texts)
     groups[job.eq_class] = cls + 1
     rows[job.eq_class] = groups[job.eq_class] if at is None else groups[job.eq_class][at]
     if grouped:

@@ -43,6 +43,18 @@ def _int_cells(lo: np.ndarray, hi: np.ndarray, values: np.ndarray) -> tuple[np.n
     return inv.reshape(-1), cells
 
 
+def _distinct_cells(codes: np.ndarray, cells: list) -> tuple[np.ndarray, list]:
+    """(each class's code, the cells) with equal texts given one code: two distinct sets of values
+    can print alike (a value ``'{a,b}'`` and the set of ``a`` and ``b``), and a published group is
+    the rows with equal texts, so the codes that stand for the cells must be one per text."""
+    merged = dict.fromkeys(cells)
+    if len(merged) == len(cells):
+        return codes, cells
+    first: dict = {}
+    remap = np.array([first.setdefault(x, len(first)) for x in cells], dtype=np.int64)
+    return remap[codes], list(first)
+
+
 def _ncp_of_classes(stats: dict, dims, spec) -> list:
     """Per QI the NCP in % from the class extents: 03_publish's last statement (``sqlanon__ncp_penalty``
     per class and QI, weighted by the class's rows) in numpy, equal up to the order of a float sum."""
