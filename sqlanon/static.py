@@ -93,7 +93,7 @@ def anonymize(
     if not isinstance(source, str) or not source:
         raise SqlanonError(f"source must be a table name, got {source!r}")
     cols = ident.require_table(con, source)
-    qi = ident.require_qi(con, source, qi)
+    qi = ident.require_qi(con, source, qi, cols=cols)
     keep, output = _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output)
     spec = _qi_spec(con, source, cols, qi, hierarchies)
     given = dict(hierarchies or {})
@@ -187,6 +187,9 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
     )
 
 
+_SAME = {"\0": "\0"}  # templates.render's vary: no placeholder (a NUL is in no template), the cache on
+
+
 class _Steps:
     """The SQL steps of one :func:`anonymize` call (``sql/mondrian/``) and the
     numpy work between them, on the connection of the open transaction."""
@@ -207,10 +210,16 @@ class _Steps:
         self.counted_table = None  # presorted and grouped, with an SA: the groups' frame (sqlanon__n rows each)
         self.groups_np = None  # without the class table: (discernibility, published groups, rows) from numpy
 
+    def render(self, name: str) -> list:
+        """The statements of ``sql/mondrian/<name>.sql.j2`` for the job's context, rendered once per
+        process and context (templates.render's cache, keyed by the context's repr: ``vary`` maps
+        no string to another; SQL text only, never data)."""
+        return templates.render(self.env, f"mondrian/{name}.sql.j2", self.job.ctx, vary=_SAME)
+
     def run(self, name: str, statements=None, first: int = 1) -> None:
         """Run a template's statements (or the given ones of it, numbered from ``first``)."""
         if statements is None:
-            statements = templates.render(self.env, f"mondrian/{name}.sql.j2", self.job.ctx)
+            statements = self.render(name)
         for i, stmt in enumerate(statements, first):
             self.con.execute(stmt)
             self.prof.mark(_stmt_label(name, i, stmt))
@@ -231,7 +240,7 @@ class _Steps:
     def codes(self):
         """01_prepare: the dictionaries, then the codes read in one pass; (Dims, SA codes)."""
         job = self.job
-        *prepare, read = templates.render(self.env, "mondrian/01_prepare.sql.j2", job.ctx)
+        *prepare, read = self.render("01_prepare")
         if job.ctx["fast"]:
             table = self.con.sql(read).to_arrow_table()
             self.prof.mark(_stmt_label("01_prepare", 1, read))
@@ -284,7 +293,7 @@ class _Steps:
             self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
                                                             "nd": dims.nd}))
             self.prof.mark("class extents (numpy)")
-            classes = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[0]
+            classes = self.render("03_publish")[0]
             self.run("03_publish", [classes])
         else:
             per_list = _ncp_of_classes(stats, dims, job.spec)
@@ -302,7 +311,7 @@ class _Steps:
             job.ctx["view"] = (self.counted_table is None or job.t is not None
                                or (job.l is not None and job.diversity == "recursive"))
             self.prof.mark("output groups in class, SA order (numpy)")
-        rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[1 if job.ctx["cls"] else 0:]
+        rest = self.render("03_publish")[1 if job.ctx["cls"] else 0:]
         if per_list is None:
             self.run("03_publish", rest[:-1], first=2)
             per_list = con.execute(rest[-1]).fetchall()[0][0]

@@ -437,8 +437,8 @@ def test_reserved_column_names_and_a_failed_statement_leave_the_connection_usabl
         anonymize(con, "rz", qi=["sqlanon__n", "b"], sa="s", k=3)
     con.execute("CREATE TABLE rz2 AS SELECT i % 7 AS a, 'x' || (i % 3) AS b, 'v' || (i % 4) AS s FROM range(100) r(i)")
     broken = sqlanon.static.templates.render
-    def fail_publish(env, name, ctx):
-        out = broken(env, name, ctx)
+    def fail_publish(env, name, ctx, **kw):
+        out = broken(env, name, ctx, **kw)
         return ["SELECT error('boom')"] + out[1:] if name.endswith("03_publish.sql.j2") else out
     sqlanon.static.templates.render = fail_publish
     try:
