@@ -33,7 +33,7 @@ from .errors import EngineError, SqlanonError
 from .engine import as_engine
 from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
 from .static_cells import (_set_cells, _int_cells, _ncp_of_classes, _published_groups,  # noqa: F401
-                           _largest_emd, _distinct_cells)
+                           _largest_emd, _distinct_cells, _sorted_codes)
 from .static_checks import (_check_params, _check_columns, _qi_spec, _check_data, _check_hierarchy_values,
                             _is_numeric, _judge_data, _guarantee, _meets)
 
@@ -211,9 +211,8 @@ class _Steps:
         self.groups_np = None  # without the class table: (discernibility, published groups, rows) from numpy
 
     def render(self, name: str) -> list:
-        """The statements of ``sql/mondrian/<name>.sql.j2`` for the job's context, rendered once per
-        process and context (templates.render's cache, keyed by the context's repr: ``vary`` maps
-        no string to another; SQL text only, never data)."""
+        """``sql/mondrian/<name>.sql.j2``'s statements, rendered once per process and context
+        (templates.render's cache, keyed by the context's repr; SQL text only, never data)."""
         return templates.render(self.env, f"mondrian/{name}.sql.j2", self.job.ctx, vary=_SAME)
 
     def run(self, name: str, statements=None, first: int = 1) -> None:
@@ -335,26 +334,6 @@ class _Steps:
         self.finals = [(np.arange(rows.size), seg_pid, seg_len, self.weights)]
         return (mondrian.Dims(np.take(dims.ranks, rows, axis=1), dims.values, dims.range_, dims.nd),
                 np.repeat(seg_pid, seg_len))
-
-
-def _sorted_codes(col, order_by=None) -> tuple[np.ndarray, object]:
-    """Each element's rank among the column's distinct values (int64) and those values in rank
-    order: sorted by ``order_by`` (a value's native form, e.g. a number for its text) when
-    given, else by the values themselves (text: byte order, DuckDB's VARCHAR order)."""
-    enc = pc.dictionary_encode(col)  # a chunked column: one dictionary for all chunks (checked)
-    chunks = enc.chunks if isinstance(enc, pa.ChunkedArray) else [enc]
-    if not chunks or any(not ch.dictionary.equals(chunks[-1].dictionary) for ch in chunks):
-        chunks = [pc.dictionary_encode(col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)]
-    idx = np.concatenate([ch.indices.to_numpy(zero_copy_only=False) for ch in chunks]).astype(np.int64, copy=False)
-    dic = chunks[-1].dictionary
-    key = dic
-    if order_by is not None:  # each value's native form, from its first row
-        _, first = np.unique(idx, return_index=True)
-        key = order_by.take(pa.array(first))
-    order = pc.sort_indices(key).to_numpy()
-    rank = np.empty(len(dic), dtype=np.int64)
-    rank[order] = np.arange(len(dic))
-    return rank[idx], dic.take(pa.array(order))
 
 
 def _read_arrow(table, job: _Job):
@@ -518,15 +497,13 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
       one ``np.repeat`` of the group index), each QI and the SA as the same codes with the
       texts as a dictionary (an Arrow dictionary array, or a pandas categorical without pyarrow).
 
-    A column's texts are distinct (codes of equal texts are merged first), so a code stands
-    for one published text and a text for one code: grouping by the codes groups the published
-    rows exactly (docs/static.md). Rows of one class and SA value are equal in the published
-    table, so the row order within a group is no information. When the groups are more than
+    A column's texts are distinct (``_distinct_cells``), so grouping by the codes groups the
+    published rows exactly (docs/static.md). Rows of one class and SA value are equal in the
+    published table, so the row order within a group is no information. When the groups are more than
     half as many as the rows (relaxed Mondrian's small classes), the groups frame holds the rows,
     one each, without ``sqlanon__n``.
     ``known``: per QI (index) whose cells ``_class_stats`` built, (each class's code, the distinct
-    cells): those are not read back from ``sqlanon__mdr_cls``.
-    Returns (the groups frame, the rows frame, whether the groups frame holds groups, the largest EMD)."""
+    cells): those are not read back from ``sqlanon__mdr_cls``. Returns (the groups, the rows, whether the groups frame holds groups, the largest EMD)."""
     n_sc = 1 if sc is None else int(sc.max()) + 1
     key = cls_of_row if sc is None else cls_of_row * n_sc + sc
     bins = (int(cls_of_row.max()) + 1) * n_sc
