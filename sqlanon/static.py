@@ -223,8 +223,7 @@ class _Steps:
             self.con.execute(stmt)
             self.prof.mark(_stmt_label(name, i, stmt))
 
-    def register(self, name: str, frame) -> None:
-        """A DataFrame or an Arrow table under ``name`` until :meth:`unregister`."""
+    def register(self, name: str, frame) -> None:  # (a DataFrame or an Arrow table, until unregister)
         if isinstance(frame, pd.DataFrame):
             # column names as a plain object Index: pandas >= 3 infers an Arrow-backed string Index,
             # whose every lookup (DuckDB's scan looks the columns up one by one) costs ~0.2 ms
@@ -533,7 +532,8 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
         values = sa_texts if sa_texts is not None else \
             con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
         columns.append((job.sa, np.arange(len(values)), values, keys % n_sc))
-    at = np.repeat(np.arange(keys.size), reps) if grouped else None  # each published row's group
+    job.ctx["rows_grouped"] = grouped and int(reps.sum()) >= SINGLE_THREAD_ROWS  # (03_publish's unnest: cheaper)
+    at = np.repeat(np.arange(keys.size), reps) if grouped and not job.ctx["rows_grouped"] else None  # row -> group
     groups, rows = {}, {}
     for name, codes, texts, of_group in columns:
         code = np.asarray(codes).astype(np.int32, copy=False)[of_group]
@@ -541,16 +541,15 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
         rows[name] = _dictionary(code if at is None else code[at], texts)
     groups[job.eq_class] = cls + 1
     rows[job.eq_class] = groups[job.eq_class] if at is None else groups[job.eq_class][at]
-    if grouped:
-        groups["sqlanon__n"] = reps
+    groups.update({"sqlanon__n": reps} if grouped else {})
+    rows.update({"sqlanon__n": reps} if job.ctx["rows_grouped"] else {})
     if pa is None:
         return pd.DataFrame(groups, copy=False), pd.DataFrame(rows, copy=False), grouped, emd
     return pa.table(groups), pa.table(rows), grouped, emd
 
 
 def _dictionary(codes: np.ndarray, texts):
-    """A column of texts by their codes: an Arrow dictionary array (read by DuckDB as VARCHAR), or
-    without pyarrow a pandas categorical (an ENUM)."""
+    """Texts by their codes: an Arrow dictionary array (DuckDB reads VARCHAR), else a pandas categorical."""
     if pa is None:
         return pd.Categorical.from_codes(codes, categories=pd.Index(texts, dtype=object))
     return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(list(texts), pa.string()))
