@@ -238,9 +238,11 @@ MODEL = MInvariance(
         Parameter("eligibility", "method of the eligibility plan: optimal, counterfeit, random or optimal-unsafe",
                   _check_eligibility, default="optimal", example="optimal", type=str),
     ),
-    context={"mask_qi": (), "joint_targets": True},  # mask_qi: set by the hook before step 7
+    # joint_targets: step 6's joint plan; reserve_slots: releases a person away
+    # keeps a vacancy of its signature and value reserved (step 4)
+    context={"mask_qi": (), "joint_targets": True, "reserve_slots": 2},  # mask_qi: set by the hook before step 7
     hooks={"06_constrained": joint_targets, "07_eligible": before_eligible},
-    temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tplan", "tg", "plan", "newg", "ext", "hist",
+    temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tplan", "rsvp", "rsv", "tg", "plan", "newg", "ext", "hist",
            "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq", "mrg", "mvs"),
     temp_views=("rel",),
     state=("groups",),
