@@ -13,7 +13,7 @@ code is changed for it):
   (step 8 groups the pool);
 
 and ``ghosts`` (counterfeits with an id), ``fake`` (all counterfeits),
-``published`` rows; ``dead``: carried groups with no real member (ghosts and
+``published`` rows, ``held`` source rows without a real row (ReleaseResult); ``dead``: carried groups with no real member (ghosts and
 counterfeits only) and ``dead_cf`` their pure counterfeits; ``one``: carried
 groups with one real member, ``one_cf`` theirs; ``tg_groups`` / ``tg_persons``:
 step 6's groups and the updated/re-inserted persons in them.
@@ -76,7 +76,7 @@ def run(hist: str, releases: int, scale: float, log=print) -> list[dict]:
         t0 = time.perf_counter()
         res = pub.release()
         row = {"t": t, "source": con.execute("SELECT count(*) FROM src").fetchone()[0],
-               "seconds": round(time.perf_counter() - t0, 2), **sources(con, res.release)}
+               "seconds": round(time.perf_counter() - t0, 2), "held": res.held, **sources(con, res.release)}
         rows.append(row)
         if t in TABLE_RELEASES or t == releases or t % 5 == 0:
             log(f"  {hist} {t}: {row}")
@@ -94,12 +94,12 @@ def render(res: dict) -> str:
            "Shares are % of published rows; vac / tgt / elig are pure counterfeits (id NULL) by step.", ""]
     for hist, rows in res["histories"].items():
         out += [f"## History `{hist}`", "",
-                "| release | published | fake % | ghosts % | pure % | vac (4c) | tgt (6) | elig (7) "
+                "| release | published | held % | fake % | ghosts % | pure % | vac (4c) | tgt (6) | elig (7) "
                 "| dead groups | their cf | 1-real groups | their cf | step-6 groups | their persons |",
-                "|" + "---|" * 14]
+                "|" + "---|" * 15]
         for r in rows:
             pure = r["vac"] + r["tgt"] + r["elig"]
-            out.append(f"| {r['t']} | {r['published']} | {pct(r['fake'], r['published'])} | "
+            out.append(f"| {r['t']} | {r['published']} | {pct(r.get('held', 0), r['source'])} | {pct(r['fake'], r['published'])} | "
                        f"{pct(r['ghosts'], r['published'])} | {pct(pure, r['published'])} | {r['vac']} | "
                        f"{r['tgt']} | {r['elig']} | {r['dead']} | {r['dead_cf']} | {r['one']} | {r['one_cf']} | "
                        f"{r['tg_groups']} | {r['tg_persons']} |")
