@@ -20,7 +20,7 @@ MODEL = Model(
     parameters=(L,),
     outputs=("anatomy",),
     context={"dynamic": True},
-    temps=TEMPS + ("deal", "vac", "merge", "claim", "pad"),
+    temps=TEMPS + ("deal", "vac", "merge", "claim", "pad", "ugrp", "cand", "univ", "mover"),
     tables=TABLES | {"away": "__away"},
     result_fields=RESULT_FIELDS,
 )
