@@ -138,7 +138,9 @@ MODEL = MInvariance(
     context={"mask_qi": ()},  # mask_qi: set by the hook before step 7
     hooks={"07_eligible": before_eligible},
     temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "newg", "ext", "hist",
-           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq", "mrg", "mvs"),
+           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq", "mrg", "mvs",
+           # step 6's target groups, stage by stage (nearest matching: tm and fm matched through their sides)
+           "tq", "tm", "tmside", "tmatch", "tfill", "fm", "fmside", "fmatch"),
     temp_views=("rel",),
     state=("groups",),
     tables={"entries": "__entries"},  # a person's groups over its history (sql/m_invariance/02_classify)
