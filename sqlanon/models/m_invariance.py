@@ -140,7 +140,9 @@ MODEL = MInvariance(
     temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "newg", "ext", "hist",
            "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq", "mrg", "mvs",
            # step 6's target groups, stage by stage (nearest matching: tm and fm matched through their sides)
-           "tq", "tm", "tmside", "tmatch", "tfill", "fm", "fmside", "fmatch"),
+           "tq", "tm", "tmside", "tmatch", "tfill", "fm", "fmside", "fmatch",
+           # step 9's counterfeit places
+           "cfmem", "cfref"),
     temp_views=("rel",),
     state=("groups",),
     tables={"entries": "__entries"},  # a person's groups over its history (sql/m_invariance/02_classify)
