@@ -83,7 +83,7 @@ def identity_copy(con, p) -> str:
     q = p + "_idl"
     P, Q = Project(p), Project(q)
     con.execute(f"CREATE OR REPLACE TABLE {Q.ref('qit')} AS SELECT release, group_id, id AS person "
-                f"FROM {P.ref('mem')}")
+                f"FROM sqlanon__membership_rows('{p}')")
     con.execute(f"CREATE OR REPLACE TABLE {Q.ref('st')} AS FROM {P.ref('st')}")
     con.execute(f"CREATE OR REPLACE TABLE {Q.ref('mem')} AS FROM {P.ref('mem')}")
     return q
@@ -105,7 +105,7 @@ def def6_risk(con, project, l, ids, kind) -> float:
     membership of releases 1 and 2): the old partition for a delete, the new one
     for an insert, either for an update."""
     bad = con.execute(
-        f"""WITH m AS (SELECT release, id, group_id, capital_loss AS v FROM {Project(project).ref('mem')}),
+        f"""WITH m AS (SELECT release, id, group_id, capital_loss AS v FROM sqlanon__membership_rows('{project}')),
         pairs AS (SELECT DISTINCT o.group_id AS h, n.group_id AS g FROM m AS o JOIN m AS n
                   ON o.id = n.id AND o.release = 1 AND n.release = 2),
         so AS (SELECT group_id, v, count(*) AS c FROM m WHERE release = 1 GROUP BY ALL),

@@ -42,7 +42,6 @@ from adversary_da import narrowed, narrowest, read_history  # noqa: E402
 from sqlanon import Publisher  # noqa: E402
 from sqlanon.datasets import load_adult  # noqa: E402
 from sqlanon.errors import SqlanonError  # noqa: E402
-from sqlanon.project import Project  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results"
 QI = ["age", "sex", "race", "marital_status"]
@@ -96,7 +95,8 @@ def run(con, project, model, hist, templates_dir=None):
         sources.append(rows)
         stats.append({"held": r.held, "suppressed": r.suppressed, "dl": r.dl, "seconds": round(r.seconds, 3)})
     qit, st, presence, suppressed = read_history(con, project, sources, QI, SA)
-    first = dict(con.execute(f"SELECT id, min(release) FROM {Project(project).ref('mem')} GROUP BY id").fetchall())
+    first = dict(con.execute("SELECT id, min(release) FROM sqlanon__membership_rows(?) GROUP BY id",
+                             [project]).fetchall()) if sources else {}  # every release refused: no membership
     since = [{i: v for i, v in p.items() if i in first and first[i] <= r} for r, p in enumerate(presence, 1)]
     domain = [{v for _, v in p.values()} | set().union(*({x[1] for x in s} for s in st)) for p in presence]
     res = {}

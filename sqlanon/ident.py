@@ -88,11 +88,13 @@ def require_table(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
 
 
 def require_columns(
-    con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str], *, role: str = "column"
+    con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str], *, role: str = "column",
+    cols: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """Check that every name in ``columns`` is a column of ``table``; return the
-    table's columns. ``role`` (e.g. "QI column", "SA column") goes in the error."""
-    cols = table_columns(con, table)
+    table's columns. ``role`` (e.g. "QI column", "SA column") goes in the error.
+    ``cols``: the table's columns when the caller has read them (not read again)."""
+    cols = table_columns(con, table) if cols is None else cols
     if isinstance(columns, str):
         columns = [columns]
     missing = [c for c in columns if c not in cols]
@@ -103,8 +105,10 @@ def require_columns(
     return cols
 
 
-def require_qi(con: duckdb.DuckDBPyConnection, table: str, qi: Sequence[str]) -> list[str]:
-    """Validate a QI list: non-empty, no duplicates, every column present."""
+def require_qi(con: duckdb.DuckDBPyConnection, table: str, qi: Sequence[str], *,
+               cols: dict[str, str] | None = None) -> list[str]:
+    """Validate a QI list: non-empty, no duplicates, every column present (``cols``: the
+    table's columns when the caller has read them)."""
     if isinstance(qi, str):
         qi = [qi]
     qi = list(qi)
@@ -113,7 +117,7 @@ def require_qi(con: duckdb.DuckDBPyConnection, table: str, qi: Sequence[str]) ->
     dup = {c for c in qi if qi.count(c) > 1}
     if dup:
         raise SqlanonError(f"QI column {sorted(dup)[0]!r} is listed twice for table {table!r}")
-    require_columns(con, table, qi, role="QI column")
+    require_columns(con, table, qi, role="QI column", cols=cols)
     return qi
 
 

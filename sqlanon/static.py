@@ -33,7 +33,7 @@ from .errors import EngineError, SqlanonError
 from .engine import as_engine
 from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
 from .static_cells import (_set_cells, _int_cells, _ncp_of_classes, _published_groups,  # noqa: F401
-                           _largest_emd)
+                           _largest_emd, _distinct_cells, _sorted_codes)
 from .static_checks import (_check_params, _check_columns, _qi_spec, _check_data, _check_hierarchy_values,
                             _is_numeric, _judge_data, _guarantee, _meets)
 
@@ -93,7 +93,7 @@ def anonymize(
     if not isinstance(source, str) or not source:
         raise SqlanonError(f"source must be a table name, got {source!r}")
     cols = ident.require_table(con, source)
-    qi = ident.require_qi(con, source, qi)
+    qi = ident.require_qi(con, source, qi, cols=cols)
     keep, output = _check_columns(con, source, cols, qi, sa, t, eq_class, keep, output)
     spec = _qi_spec(con, source, cols, qi, hierarchies)
     given = dict(hierarchies or {})
@@ -187,6 +187,9 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
     )
 
 
+_SAME = {"\0": "\0"}  # templates.render's vary: no placeholder (a NUL is in no template), the cache on
+
+
 class _Steps:
     """The SQL steps of one :func:`anonymize` call (``sql/mondrian/``) and the
     numpy work between them, on the connection of the open transaction."""
@@ -207,18 +210,24 @@ class _Steps:
         self.counted_table = None  # presorted and grouped, with an SA: the groups' frame (sqlanon__n rows each)
         self.groups_np = None  # without the class table: (discernibility, published groups, rows) from numpy
 
+    def render(self, name: str) -> list:
+        """``sql/mondrian/<name>.sql.j2``'s statements, rendered once per process and context
+        (templates.render's cache, keyed by the context's repr; SQL text only, never data)."""
+        return templates.render(self.env, f"mondrian/{name}.sql.j2", self.job.ctx, vary=_SAME)
+
     def run(self, name: str, statements=None, first: int = 1) -> None:
         """Run a template's statements (or the given ones of it, numbered from ``first``)."""
         if statements is None:
-            statements = templates.render(self.env, f"mondrian/{name}.sql.j2", self.job.ctx)
+            statements = self.render(name)
         for i, stmt in enumerate(statements, first):
             self.con.execute(stmt)
             self.prof.mark(_stmt_label(name, i, stmt))
 
-    def register(self, name: str, frame: pd.DataFrame) -> None:
-        # column names as a plain object Index: pandas >= 3 infers an Arrow-backed string Index,
-        # whose every lookup (DuckDB's scan looks the columns up one by one) costs ~0.2 ms
-        frame.columns = pd.Index(list(frame.columns), dtype=object)
+    def register(self, name: str, frame) -> None:  # (a DataFrame or an Arrow table, until unregister)
+        if isinstance(frame, pd.DataFrame):
+            # column names as a plain object Index: pandas >= 3 infers an Arrow-backed string Index,
+            # whose every lookup (DuckDB's scan looks the columns up one by one) costs ~0.2 ms
+            frame.columns = pd.Index(list(frame.columns), dtype=object)
         self.con.register(name, frame)
         self.frames[name] = frame
 
@@ -229,7 +238,7 @@ class _Steps:
     def codes(self):
         """01_prepare: the dictionaries, then the codes read in one pass; (Dims, SA codes)."""
         job = self.job
-        *prepare, read = templates.render(self.env, "mondrian/01_prepare.sql.j2", job.ctx)
+        *prepare, read = self.render("01_prepare")
         if job.ctx["fast"]:
             table = self.con.sql(read).to_arrow_table()
             self.prof.mark(_stmt_label("01_prepare", 1, read))
@@ -270,8 +279,9 @@ class _Steps:
         # every cell built in numpy (the Arrow read; categories with bits, integer numbers): no class table,
         # NCP and the published groups from the class extents here
         job.ctx["cls"] = not (job.ctx["fast"] and all(c["bits"] or c["int_cells"] for c in job.spec))
-        stats, cls_of_row, self.factors = _class_stats(con, dims, pid, job.spec, self.weights, self.finals,
-                                                       self.dict_values, int_cells=not job.ctx["cls"])
+        stats, cls_of_row, factors = _class_stats(con, dims, pid, job.spec, self.weights, self.finals,
+                                                  self.dict_values, int_cells=not job.ctx["cls"])
+        self.factors = {i: _distinct_cells(*f) for i, f in factors.items()}
         per_list = None
         if job.ctx["cls"]:
             if not job.ctx["presorted"] or any(not c["numeric"] and not c["bits"] for c in job.spec):
@@ -281,16 +291,17 @@ class _Steps:
             self.register("sqlanon__mdr_dom", pd.DataFrame({"dim": np.arange(len(job.qi)), "range": dims.range_,
                                                             "nd": dims.nd}))
             self.prof.mark("class extents (numpy)")
-            classes = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[0]
+            classes = self.render("03_publish")[0]
             self.run("03_publish", [classes])
         else:
             per_list = _ncp_of_classes(stats, dims, job.spec)
             self.groups_np = _published_groups(stats["n"], self.factors, job.spec)
             self.prof.mark("class extents, cells, NCP (numpy)")
         if job.ctx["presorted"]:
-            frame, job.ctx["grouped"], self.emd = _output_frame(con, job, cls_of_row, codes.get("sc"), self.weights,
-                                                                self.sa_texts, self.factors)
-            self.register("sqlanon__mdr_grp", frame)
+            groups, rows, job.ctx["grouped"], self.emd = _output_frame(con, job, cls_of_row, codes.get("sc"),
+                                                                       self.weights, self.sa_texts, self.factors)
+            self.register("sqlanon__mdr_grp", groups)
+            self.register("sqlanon__mdr_rows", rows)
             self.checked_table = "sqlanon__mdr_out"
             if job.ctx["grouped"] and job.sa is not None:
                 self.counted_table = "sqlanon__mdr_grp"
@@ -298,7 +309,7 @@ class _Steps:
             job.ctx["view"] = (self.counted_table is None or job.t is not None
                                or (job.l is not None and job.diversity == "recursive"))
             self.prof.mark("output groups in class, SA order (numpy)")
-        rest = templates.render(self.env, "mondrian/03_publish.sql.j2", job.ctx)[1 if job.ctx["cls"] else 0:]
+        rest = self.render("03_publish")[1 if job.ctx["cls"] else 0:]
         if per_list is None:
             self.run("03_publish", rest[:-1], first=2)
             per_list = con.execute(rest[-1]).fetchall()[0][0]
@@ -322,26 +333,6 @@ class _Steps:
         self.finals = [(np.arange(rows.size), seg_pid, seg_len, self.weights)]
         return (mondrian.Dims(np.take(dims.ranks, rows, axis=1), dims.values, dims.range_, dims.nd),
                 np.repeat(seg_pid, seg_len))
-
-
-def _sorted_codes(col, order_by=None) -> tuple[np.ndarray, object]:
-    """Each element's rank among the column's distinct values (int64) and those values in rank
-    order: sorted by ``order_by`` (a value's native form, e.g. a number for its text) when
-    given, else by the values themselves (text: byte order, DuckDB's VARCHAR order)."""
-    enc = pc.dictionary_encode(col)  # a chunked column: one dictionary for all chunks (checked)
-    chunks = enc.chunks if isinstance(enc, pa.ChunkedArray) else [enc]
-    if not chunks or any(not ch.dictionary.equals(chunks[-1].dictionary) for ch in chunks):
-        chunks = [pc.dictionary_encode(col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)]
-    idx = np.concatenate([ch.indices.to_numpy(zero_copy_only=False) for ch in chunks]).astype(np.int64, copy=False)
-    dic = chunks[-1].dictionary
-    key = dic
-    if order_by is not None:  # each value's native form, from its first row
-        _, first = np.unique(idx, return_index=True)
-        key = order_by.take(pa.array(first))
-    order = pc.sort_indices(key).to_numpy()
-    rank = np.empty(len(dic), dtype=np.int64)
-    rank[order] = np.arange(len(dic))
-    return rank[idx], dic.take(pa.array(order))
 
 
 def _read_arrow(table, job: _Job):
@@ -495,17 +486,23 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
                   known=None):
     """The published rows as *groups*: one row per (class, SA value), in storage order
     (class, then SA code), with its number of rows ``sqlanon__n`` (an atom counts
-    ``weights`` rows), as categorical columns: per QI the class's published cell (read
-    from ``sqlanon__mdr_cls``, one row per class), the SA value (its text: VARCHAR, or
-    a number that casts back exactly) and the class number. 03_publish repeats each
-    group ``sqlanon__n`` times (``sqlanon__mdr_out``, a view: one scan and an unnest,
-    which keep the order: no join, no ORDER BY); rows of one class and SA value are
-    equal in the published table, so the row order within a group is no information.
-    When the groups are more than half as many as the rows (relaxed Mondrian's small
-    classes), the frame is the rows themselves (each group repeated here; no unnest).
+    ``weights`` rows). Two frames of them:
+
+    * the groups, ``sqlanon__mdr_grp``, what the check macros read: per QI the class's
+      published cell as an integer code (read from ``sqlanon__mdr_cls``, one row per class,
+      or built by ``_class_stats``), the SA value's code, the class number and ``sqlanon__n``;
+    * the rows, ``sqlanon__mdr_rows``, what the published table copies (03_publish, one
+      ``CREATE TABLE ... AS`` with casts): each group repeated ``sqlanon__n`` times (here, by
+      one ``np.repeat`` of the group index), each QI and the SA as the same codes with the
+      texts as a dictionary (an Arrow dictionary array, or a pandas categorical without pyarrow).
+
+    A column's texts are distinct (``_distinct_cells``), so grouping by the codes groups the
+    published rows exactly (docs/static.md). Rows of one class and SA value are equal in the
+    published table, so the row order within a group is no information. When the groups are more than
+    half as many as the rows (relaxed Mondrian's small classes), the groups frame holds the rows,
+    one each, without ``sqlanon__n``.
     ``known``: per QI (index) whose cells ``_class_stats`` built, (each class's code, the distinct
-    cells): those are not read back from ``sqlanon__mdr_cls``.
-    Returns (the frame, whether it holds groups)."""
+    cells): those are not read back from ``sqlanon__mdr_cls``. Returns (the groups, the rows, whether the groups frame holds groups, the largest EMD)."""
     n_sc = 1 if sc is None else int(sc.max()) + 1
     key = cls_of_row if sc is None else cls_of_row * n_sc + sc
     bins = (int(cls_of_row.max()) + 1) * n_sc
@@ -530,19 +527,32 @@ def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None,
     if not grouped:
         keys, reps = np.repeat(keys, reps), np.ones(int(reps.sum()), dtype=np.int64)
     cls = keys // n_sc
-    out = {}
-    for col, (codes, uniques) in zip(job.spec, factors):
-        out[job.qi[col["i"]]] = pd.Categorical.from_codes(codes.astype(np.int32)[cls],
-                                                        categories=pd.Index(uniques, dtype=object))
+    columns = [(job.qi[col["i"]], codes, uniques, cls) for col, (codes, uniques) in zip(job.spec, factors)]
     if sc is not None:
         values = sa_texts if sa_texts is not None else \
             con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
-        out[job.sa] = pd.Categorical.from_codes((keys % n_sc).astype(np.int32),
-                                                categories=pd.Index(values, dtype=object))
-    out[job.eq_class] = cls + 1
-    if grouped:
-        out["sqlanon__n"] = reps
-    return pd.DataFrame(out, copy=False), grouped, emd
+        columns.append((job.sa, np.arange(len(values)), values, keys % n_sc))
+    job.ctx["rows_grouped"] = grouped and int(reps.sum()) >= SINGLE_THREAD_ROWS  # (03_publish's unnest: cheaper)
+    at = np.repeat(np.arange(keys.size), reps) if grouped and not job.ctx["rows_grouped"] else None  # row -> group
+    groups, rows = {}, {}
+    for name, codes, texts, of_group in columns:
+        code = np.asarray(codes).astype(np.int32, copy=False)[of_group]
+        groups[name] = code
+        rows[name] = _dictionary(code if at is None else code[at], texts)
+    groups[job.eq_class] = cls + 1
+    rows[job.eq_class] = groups[job.eq_class] if at is None else groups[job.eq_class][at]
+    groups.update({"sqlanon__n": reps} if grouped else {})
+    rows.update({"sqlanon__n": reps} if job.ctx["rows_grouped"] else {})
+    if pa is None:
+        return pd.DataFrame(groups, copy=False), pd.DataFrame(rows, copy=False), grouped, emd
+    return pa.table(groups), pa.table(rows), grouped, emd
+
+
+def _dictionary(codes: np.ndarray, texts):
+    """Texts by their codes: an Arrow dictionary array (DuckDB reads VARCHAR), else a pandas categorical."""
+    if pa is None:
+        return pd.Categorical.from_codes(codes, categories=pd.Index(texts, dtype=object))
+    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(list(texts), pa.string()))
 
 
 def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None, counted: str | None = None,

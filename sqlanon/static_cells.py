@@ -1,13 +1,18 @@
 """The published cells and groups of static Mondrian's classes, in numpy (docs/static.md,
 "What runs where"): a category's set cells from its values as bits, an integer number's
 '[lo-hi]' cells, NCP from the class extents, the published groups (classes with equal cells)
-and the largest EMD of their SA distributions. Used by ``sqlanon.static``; nothing here
-touches the database."""
+and the largest EMD of their SA distributions; a read column's codes by sort order
+(``_sorted_codes``, Arrow). Used by ``sqlanon.static``; nothing here touches the database."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+try:  # (not a dependency of the package: sqlanon.static reads with SQL dictionaries without it)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+except ImportError:  # pragma: no cover
+    pa = pc = None
 
 from . import mondrian
 
@@ -41,6 +46,18 @@ def _int_cells(lo: np.ndarray, hi: np.ndarray, values: np.ndarray) -> tuple[np.n
     los, his = values[sets // v].tolist(), values[sets % v].tolist()
     cells = [str(int(a)) if a == b else f"[{int(a)}-{int(b)}]" for a, b in zip(los, his)]
     return inv.reshape(-1), cells
+
+
+def _distinct_cells(codes: np.ndarray, cells: list) -> tuple[np.ndarray, list]:
+    """(each class's code, the cells) with equal texts given one code: two distinct sets of values
+    can print alike (a value ``'{a,b}'`` and the set of ``a`` and ``b``), and a published group is
+    the rows with equal texts, so the codes that stand for the cells must be one per text."""
+    merged = dict.fromkeys(cells)
+    if len(merged) == len(cells):
+        return codes, cells
+    first: dict = {}
+    remap = np.array([first.setdefault(x, len(first)) for x in cells], dtype=np.int64)
+    return remap[codes], list(first)
 
 
 def _ncp_of_classes(stats: dict, dims, spec) -> list:
@@ -100,3 +117,23 @@ def _largest_emd(cells: np.ndarray, cls: np.ndarray, sc: np.ndarray, reps: np.nd
     q = np.bincount(sc, weights=reps, minlength=n_sc) / reps.sum()
     emd = 0.5 * (np.bincount(g, weights=np.abs(cnt / size[g] - q[s])) + 1.0 - np.bincount(g, weights=q[s]))
     return float(emd[size > 0].max())  # (a group id without rows: none when every class has rows)
+
+
+def _sorted_codes(col, order_by=None) -> tuple[np.ndarray, object]:
+    """Each element's rank among the column's distinct values (int64) and those values in rank
+    order: sorted by ``order_by`` (a value's native form, e.g. a number for its text) when
+    given, else by the values themselves (text: byte order, DuckDB's VARCHAR order)."""
+    enc = pc.dictionary_encode(col)  # a chunked column: one dictionary for all chunks (checked)
+    chunks = enc.chunks if isinstance(enc, pa.ChunkedArray) else [enc]
+    if not chunks or any(not ch.dictionary.equals(chunks[-1].dictionary) for ch in chunks):
+        chunks = [pc.dictionary_encode(col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)]
+    idx = np.concatenate([ch.indices.to_numpy(zero_copy_only=False) for ch in chunks]).astype(np.int64, copy=False)
+    dic = chunks[-1].dictionary
+    key = dic
+    if order_by is not None:  # each value's native form, from its first row
+        _, first = np.unique(idx, return_index=True)
+        key = order_by.take(pa.array(first))
+    order = pc.sort_indices(key).to_numpy()
+    rank = np.empty(len(dic), dtype=np.int64)
+    rank[order] = np.arange(len(dic))
+    return rank[idx], dic.take(pa.array(order))

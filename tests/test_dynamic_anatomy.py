@@ -328,3 +328,76 @@ def test_m_invariance_ledger_has_no_dl(con):
     r = Publisher(con, "mi", source="src", id="id", qi=["age"], sa="dis", m=3).release()
     assert r.dl is None and r.suppressed == 0 and "DL" not in r.line()
     assert con.execute("SELECT suppressed, dl FROM sqlanon_private.mi__ledger").fetchall() == [(0, None)]
+
+
+def test_a_stale_member_moves_to_a_universal_partition(con):
+    """Issue 32 item 2 (docs/dynamic_anatomy.md, "Built: universal partitions"):
+    8 persons, each of a partition of its own, are updated to 8 distinct values
+    outside their partitions (no slot of the new value in their home). They are
+    published at once with their current value, in one new partition holding
+    one row of each of the source's 8 values (a superset of each home with
+    >= l values more); each home keeps its values and counts (the mover's row
+    stays as a counterfeit). Checked from the contract: Definition 6 against
+    release 1 through persons (tests/daa_reference.py), supersets only, and
+    the reference adversary narrows nobody. Then a new person of a ghost's
+    value takes the ghost (a fake row retires)."""
+    from collections import Counter
+
+    from reference_adversary import attack
+
+    values = [f"v{k}" for k in range(8)]
+    rows = {i: values[i % 8] for i in range(1, 49)}
+    _source(con, rows)
+    pub = _pub(con, "u", l=2)
+    r1 = pub.release()
+    assert r1.counterfeits == 0
+
+    def contract(r):
+        mem = con.execute("SELECT id, group_id, dis FROM sqlanon_membership('u', ?)", [r]).fetchall()
+        ms: dict = {}
+        for _i, g, v in mem:
+            ms.setdefault(g, Counter())[v] += 1
+        return {i: (g, v) for i, g, v in mem if i is not None}, ms
+
+    pub1, ms1 = contract(1)
+    used, moved = set(), {}
+    for v in values:  # a person of an unused partition without v, for each value
+        i = next(i for i, (g, _w) in sorted(pub1.items()) if g not in used and v not in ms1[g] and i not in moved)
+        used.add(pub1[i][0])
+        moved[i] = v
+    sources = [{i: ((i,), v) for i, v in rows.items()}]
+    rows = rows | moved
+    sources.append({i: ((i,), v) for i, v in rows.items()})
+    _source(con, rows)
+    r2 = pub.release()
+    assert (r2.held, r2.suppressed, r2.counterfeits, r2.exposed) == (0, 0, 8, 0)
+    pub2, ms2 = contract(2)
+    (u,) = {pub2[i][0] for i in moved}  # one universal partition
+    assert ms2[u] == Counter(values)
+    for i, v in moved.items():
+        assert pub2[i][1] == v
+        old = ms1[pub1[i][0]]
+        assert not (old - ms2[u]) and len(set(ms2[u]) - set(old)) >= 2
+    for g, c in ms1.items():  # every home republished with its values and counts
+        assert ms2[g] == c
+
+    def rows_of(r):  # id -> (partition, value), a key per counterfeit (the checker compares multisets)
+        mem = con.execute("SELECT id, group_id, dis FROM sqlanon_membership('u', ?)", [r]).fetchall()
+        return {(i if i is not None else ("cf", r, n)): (g, v) for n, (i, g, v) in enumerate(mem)}
+
+    a1, a2 = rows_of(1), rows_of(2)
+    assert definition6_violations({i: g for i, (g, _v) in a1.items()}, {i: v for i, (_g, v) in a1.items()},
+                                  {i: g for i, (g, _v) in a2.items()}, {i: v for i, (_g, v) in a2.items()},
+                                  2) == []
+    # a new person of a ghost's value takes it: one counterfeit fewer
+    ghost_v = con.execute("SELECT min(dis) FROM sqlanon_membership('u', 2) WHERE id IS NULL AND group_id <> ?",
+                          [u]).fetchone()[0]
+    rows = rows | {100: ghost_v}
+    sources.append({i: ((i,), v) for i, v in rows.items()})
+    _source(con, rows)
+    r3 = pub.release()
+    # (merging two homes of one multiset may retire more: "Staleness")
+    assert (r3.held, r3.suppressed, r3.exposed) == (0, 0, 0) and r3.counterfeits <= 7
+    pub3, ms3 = contract(3)
+    assert pub3[100][1] == ghost_v and ms3[pub3[100][0]] == ms1.get(pub3[100][0])
+    assert attack(con, "u", sources, qi=["age"], sa="dis", m=2) == []

@@ -5,7 +5,10 @@ docs/dynamic_anatomy.md.
 Checked by the release gate like every safe model; a deleted member's row
 ends when a person of its value takes it or its partition merges into one of
 the same value multiset, and a returner is published in a partition of its
-old multiset (docs/dynamic_anatomy.md, "Staleness").
+old multiset; a member left stale moves, with its current value, to a ghost
+slot of its multiset or to a universal partition (one row of each source
+value), its row staying behind as a counterfeit (docs/dynamic_anatomy.md,
+"Staleness", "Built: universal partitions").
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ MODEL = Model(
     parameters=(L,),
     outputs=("anatomy",),
     context={"dynamic": True},
-    temps=TEMPS + ("deal", "vac", "merge", "claim", "pad"),
+    temps=TEMPS + ("deal", "vac", "merge", "claim", "pad", "ugrp", "cand", "univ", "mover"),
     tables=TABLES | {"away": "__away"},
     result_fields=RESULT_FIELDS,
 )

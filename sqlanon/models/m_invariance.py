@@ -113,6 +113,112 @@ def domains(step: StepContext) -> None:
         step.ctx["mask_qi"] = [k for k, n in zip(cat, lens) if n <= limit]
 
 
+def joint_plan(free: dict, same: dict, new: dict, bits: list[int], m: int) -> list[tuple[int, int, int, int]]:
+    """Step 6's joint target choice (docs/publisher.md, step 6): targets for
+    the updated and re-inserted persons that no earlier signature of theirs
+    holds the value of (``free``: (value bit, mask of the union of their
+    earlier signatures) -> persons), chosen so that persons of different
+    values share a target and so a group, instead of each class aiming at its
+    own value plus the values most frequent among the new rows.
+
+    ``same``: (target mask, value bit) -> persons whose earlier signature (the
+    target mask) holds their value; ``new``: value bit -> new persons left in
+    the pool; ``bits``: every value's bit. Returns (value bit, union mask,
+    target mask, persons) rows; a target holds the value, m values and none of
+    the union (the rule of step 4: equal or disjoint), so every person's
+    target is one a person could have aimed at on its own. A class with fewer
+    than m values outside its union gets no row (the person is held).
+
+    First the fixed targets (``same``): each takes, per value, free persons up
+    to the number of groups it opens anyway (its most persons of one value).
+    Then greedily: the class with the most persons left is the seed; values
+    are added one by one, each time the one that lets the most persons join
+    (per value at most as many as the seed's value has: one per group), ties
+    to the value with the most new persons (who fill the other slots), then
+    the lower bit; the target's groups then take those persons."""
+    rem = {k: n for k, n in free.items() if n > 0}
+    byval: dict[int, list[int]] = {}
+    for v, u in sorted(rem):
+        byval.setdefault(v, []).append(u)
+    out: list[tuple[int, int, int, int]] = []
+
+    def eligible(t: int, v: int) -> list[int]:
+        return [u for u in byval.get(v, ()) if rem.get((v, u), 0) > 0 and not u & t]
+
+    def take(t: int, v: int, n: int) -> None:
+        # the largest classes first (fewer plan rows), then the union's order
+        for u in sorted(eligible(t, v), key=lambda u: (-rem[(v, u)], u)):
+            if n <= 0:
+                break
+            x = min(n, rem[(v, u)])
+            out.append((v, u, t, x))
+            rem[(v, u)] -= x
+            n -= x
+
+    forced: dict[int, dict[int, int]] = {}
+    for (t, v), n in sorted(same.items()):
+        forced.setdefault(t, {})[v] = n
+    for t, per in forced.items():
+        k = max(per.values())
+        for v in bits:
+            if v & t and per.get(v, 0) < k:
+                take(t, v, k - per.get(v, 0))
+
+    def placed(t: int, a: int) -> int:
+        # persons the target t would take: per value at most as many as value a has
+        k = sum(rem[(a, u)] for u in eligible(t, a))
+        return sum(min(k, sum(rem[(v, u)] for u in eligible(t, v))) for v in bits if v & t)
+
+    while True:
+        left = [(n, k) for k, n in rem.items() if n > 0]
+        if not left:
+            return out
+        _, (a, ua) = max(left, key=lambda x: (x[0], -x[1][0], -x[1][1]))
+        t = a
+        for _ in range(m - 1):
+            cand = [v for v in bits if not v & t and not v & ua]
+            if not cand:
+                break
+            t |= max(cand, key=lambda v: (placed(t | v, a), new.get(v, 0), -v))
+        if bin(t).count("1") < m:
+            rem[(a, ua)] = 0  # no target: held (step 6)
+            continue
+        k = sum(rem[(a, u)] for u in eligible(t, a))
+        for v in bits:
+            if v & t:
+                take(t, v, k)
+
+
+def joint_targets(step: StepContext) -> None:
+    """Before step 6: the joint target plan (:func:`joint_plan`) from class
+    counts (at most a few per updated or re-inserted person; the persons
+    themselves stay in SQL), written to a TEMP table that step 6 reads."""
+    T = step.tables
+    step.engine.execute(f"CREATE OR REPLACE TEMP TABLE {T['tplan']} "
+                        "(vbit VARCHAR, umask VARCHAR, tmask VARCHAR, n BIGINT)")
+    cls = step.engine.fetch(
+        f"SELECT CAST(b.bit AS VARCHAR), CAST(h.sqlanon__umask AS VARCHAR), "
+        f"CAST(list_filter(h.sqlanon__sigmasks, lambda s: (s & b.bit) <> 0)[1] AS VARCHAR), count(*) "
+        f"FROM {T['pool']} AS p JOIN {T['hist']} AS h USING (sqlanon__id) JOIN {T['bits']} AS b USING (sqlanon__sa) "
+        f"WHERE p.sqlanon__class IN ('updated', 'reinserted') GROUP BY ALL")
+    if not cls:
+        return
+    free = {(int(v), int(u)): int(n) for v, u, s, n in cls if s is None}
+    if not free:
+        return
+    same = {(int(s), int(v)): int(n) for v, u, s, n in cls if s is not None}
+    new = {int(b): int(n) for b, n in step.engine.fetch(
+        f"SELECT CAST(b.bit AS VARCHAR), count(p.sqlanon__id) FROM {T['bits']} AS b "
+        f"LEFT JOIN {T['pool']} AS p ON p.sqlanon__sa = b.sqlanon__sa AND p.sqlanon__class = 'new' GROUP BY ALL")}
+    rows = joint_plan(free, same, new, sorted(new), step.privacy)
+    # one INSERT of many VALUES rows per 500 plan rows: executemany is one
+    # statement per row (about 0.3 ms each on DuckDB, a Spark job each on Spark)
+    for i in range(0, len(rows), 500):
+        part = rows[i:i + 500]
+        step.engine.execute(f"INSERT INTO {T['tplan']} VALUES " + ", ".join(["(?, ?, ?, ?)"] * len(part)),
+                            [x for v, u, t, n in part for x in (str(v), str(u), str(t), n)])
+
+
 def before_eligible(step: StepContext) -> None:
     """Before step 7: the eligibility plan, then the QI value lists' lengths (step 6b)."""
     plan(step)
@@ -135,9 +241,11 @@ MODEL = MInvariance(
         Parameter("eligibility", "method of the eligibility plan: optimal, counterfeit, random or optimal-unsafe",
                   _check_eligibility, default="optimal", example="optimal", type=str),
     ),
-    context={"mask_qi": ()},  # mask_qi: set by the hook before step 7
-    hooks={"07_eligible": before_eligible},
-    temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tg", "plan", "newg", "ext", "hist",
+    # joint_targets: step 6's joint plan; reserve_slots: releases a person away
+    # keeps a vacancy of its signature and value reserved (step 4)
+    context={"mask_qi": (), "joint_targets": True, "reserve_slots": 2},  # mask_qi: set by the hook before step 7
+    hooks={"06_constrained": joint_targets, "07_eligible": before_eligible},
+    temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tplan", "rsvp", "rsv", "tg", "plan", "newg", "ext", "hist",
            "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq", "mrg", "mvs",
            # step 6's target groups, stage by stage (nearest matching: tm and fm matched through their sides)
            "tq", "tm", "tmside", "tmatch", "tfill", "fm", "fmside", "fmatch",
