@@ -41,6 +41,7 @@ are the ordinary counterfeits (identical public rows are scored alike).
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from adult_history import QI_ALL, publish_history, qi_of
@@ -154,21 +155,43 @@ def _bins(df: pd.DataFrame) -> dict[str, pd.Series]:
     }
 
 
-def detectors(df: pd.DataFrame) -> dict[str, tuple[float, float]]:
+def detectors(df: pd.DataFrame, parity: int = 0, cf: pd.Series | None = None) -> dict[str, tuple[float, float]]:
     """Per detector: (precision on the test half, share of its scored rows
-    flagged). Ghost rows are left out (weight 1 - ghost)."""
+    flagged). Ghost rows are left out (weight 1 - ghost). The training half is
+    the groups of even id (``parity`` 0) or of odd id (1); ``cf`` replaces the
+    truth (the shuffled-label control)."""
+    out = {}
+    for name, (fcf, fw, tw) in flagged(df, parity, cf).items():
+        out[name] = (fcf / max(fw, 1e-9), fw / tw)
+    return out
+
+
+def flagged(df: pd.DataFrame, parity: int = 0, cf: pd.Series | None = None) -> dict[str, tuple[float, float, float]]:
+    """Per detector: (counterfeit weight flagged, weight flagged, weight of the
+    test half), the detector learnt on the groups of id parity ``parity``."""
     w = 1 - df["ghost"]
-    train = df["group_id"] % 2 == 0
+    cf = df["cf"] if cf is None else cf
+    train = df["group_id"] % 2 == parity
     out = {}
     for name, b in _bins(df).items():
         rows = w.groupby([b, train]).sum()
-        cfs = (df["cf"]).groupby([b, train]).sum()
+        cfs = cf.groupby([b, train]).sum()
         tr = pd.DataFrame({"rows": rows.xs(True, level=1), "cf": cfs.xs(True, level=1)})
         tr = tr[tr["rows"] >= MIN_BIN * w[train].sum()]
         best = (tr["cf"] / tr["rows"]).idxmax()
         te = (b == best) & ~train
-        out[name] = (df["cf"][te].sum() / max(w[te].sum(), 1e-9), w[te].sum() / w[~train].sum())
+        out[name] = (float(cf[te].sum()), float(w[te].sum()), float(w[~train].sum()))
     return out
+
+
+def shuffled(df: pd.DataFrame, rng) -> pd.Series:
+    """The control's labels: the counterfeit weights of the scored rows (ghost
+    rows keep theirs) permuted at random over them, so that no public feature
+    tells them apart."""
+    cf = df["cf"].copy()
+    ok = df["ghost"] == 0
+    cf[ok] = rng.permutation(cf[ok].to_numpy())
+    return cf
 
 
 def _check(con, release: int, qi=None):
@@ -208,34 +231,100 @@ def _assert_no_detector(con, n: int, qi: list[str], label: str = ""):
     assert scored, "the history must have counterfeits for the test to mean anything"
 
 
-_OPEN_M_INV = pytest.mark.xfail(strict=False, reason=(
-    "open (issue 33 item 2): the copies' tuple counts now follow a larger sample's (freq, seeds 0-2, occupation: "
-    "+4.9 -> +0.3 points over the share on average) and a place past either end of the QI order is reflected "
-    "(education, release 3: ages 90 27% counterfeit, was 84%, at 31%), but agedev stays above share + 5: occupation "
-    "release 3 19.3% at 11.6%, education release 2 34.5% / release 3 40.1% at 27.8% / 31.0% (and education "
-    "release 2 freq 40.7% from a 2% bin): the counterfeits of carried and step-6 target groups, which step 8 does "
-    "not place, sit farther from their group's middle than the tight carried groups' real rows (occupation) or "
-    "nearer than the wide ones' (education). Even random counterfeit labels exceed share + 5 in 10-38% of these "
-    "releases (docs/threat_model.md, \"Counterfeits\")"))
+SEEDS = (0, 1, 2)
+SHUFFLES = 4
+
+
+def pooled(sa: str, m: int, model: str = "m-invariance", output: str = "anatomy", seeds=SEEDS,
+           persons: int = 7500, releases: int = 3) -> dict[int, dict]:
+    """The red team's histories pooled (issue 33 item 2): per release, every
+    detector's flagged rows summed over the seeds' histories and both halves
+    as training half before the precision is taken (a single history's bin of
+    2% of one half holds about 90 rows, whose precision has 3-4 points of
+    standard deviation; the pooled one about 1). Per release: the share of
+    the scored rows, per detector (precision, rows flagged), and the same
+    for the control: the labels shuffled at random over the scored rows
+    (SHUFFLES times, pooled alike), what counterfeits that cannot be told apart
+    at all give: the noise floor of the test."""
+    acc: dict[int, dict] = {}
+    rng = np.random.default_rng(33)
+    for seed in seeds:
+        c = sqlanon.connect()
+        n = publish(c, sa, m, releases=releases, start=persons, seed=seed, model=model, output=output)
+        for r in range(1, n + 1):
+            df = scored_rows(c, r, qi_of(sa))
+            a = acc.setdefault(r, {"cf": 0.0, "w": 0.0, "det": {}, "ctl": {}})
+            a["cf"] += float(df["cf"].sum())
+            a["w"] += float((1 - df["ghost"]).sum())
+            if df["cf"].sum() == 0:
+                continue
+            for parity in (0, 1):
+                for name, (fc, fw, _) in flagged(df, parity).items():
+                    x = a["det"].setdefault(name, [0.0, 0.0])
+                    x[0] += fc
+                    x[1] += fw
+                for _ in range(SHUFFLES):
+                    for name, (fc, fw, _) in flagged(df, parity, shuffled(df, rng)).items():
+                        x = a["ctl"].setdefault(name, [0.0, 0.0])
+                        x[0] += fc
+                        x[1] += fw
+        c.close()
+    out = {}
+    for r, a in acc.items():
+        share = a["cf"] / a["w"]
+        out[r] = {"share": share,
+                  "det": {d: (fc / max(fw, 1e-9), fw) for d, (fc, fw) in a["det"].items()},
+                  "ctl": {d: (fc / max(fw, 1e-9), fw) for d, (fc, fw) in a["ctl"].items()}}
+    return out
+
+
+def report(res: dict[int, dict]) -> str:
+    lines = []
+    for r, x in sorted(res.items()):
+        s = x["share"]
+        det = ", ".join(f"{d} {100 * (p - s):+.1f}" for d, (p, _) in sorted(x["det"].items(), key=lambda kv: -kv[1][0]))
+        ctl = max((p - s for p, _ in x["ctl"].values()), default=0.0)
+        lines.append(f"release {r}: share {s:.1%}; control (labels shuffled) best {100 * ctl:+.1f}; {det}")
+    return "\n".join(lines)
+
+
+_EDU = pytest.mark.xfail(strict=False, reason=(
+    "open (issue 33 item 2), education m = 4, pooled over seeds 0-2 (2026-11-27, after step 4's reserved "
+    "places): m-invariance (both outputs) z:age +6.4, agedev +5.4, age +4.8 points over the share (release 2), "
+    "age +6.4, agedev +6.2, z:age +5.3 (release 3); sliced-bucket release 1 freq +5.2, release 3 z:age +10.9, "
+    "ageout +6.9. Not the bound of a value the QI shows (type_bound): HS-grad holds 32% of the source but the QI "
+    "predicts it weakly (best QI class of 2% of the rows 44.5%; release 1, 22% counterfeits, every detector "
+    "within +1.4). 80% of release 2's counterfeits are in groups carried from release 1, placed by rank near "
+    "their group's middle: they sit too near its mean age (z in [-1, 0.5]) and at ages 25-39 "
+    "(docs/threat_model.md, \"Counterfeits\")"))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model,output", [
-    pytest.param("m-invariance", "anatomy", marks=_OPEN_M_INV),
-    pytest.param("m-invariance", "generalized", marks=_OPEN_M_INV),
-    pytest.param("sliced-bucket", "anatomy", marks=pytest.mark.xfail(strict=False, reason=(
-        "open (issue 32, sliced-bucket's bounded hold-over, default hold = 1): at release 3 the updates of "
-        "release 2 are overdue and published in step-6 target groups whose other slots are counterfeits, the "
-        "m-invariance case above (occupation: freq 20.9% at an 11.0% share; education: age 36.3% at 27.5%); "
-        "passes with hold >= 2 here only because the history has 3 releases; docs/sliced_bucket.md, "
-        "\"Bounded hold-over\"")))])
-@pytest.mark.parametrize("sa,m", [("occupation", 5), ("education", 4)])
-def test_red_team_history(con, sa, m, model, output):
-    """Issue 33 item 2, the red team's setting: 7,500 persons, 3 releases (a
-    larger counterfeit share than the 20,000-person history above). With output
-    generalized the project publishes qit/st as well: the detectors read qit."""
-    n = publish(con, sa, m, releases=3, start=7500, model=model, output=output)
-    _assert_no_detector(con, n, qi_of(sa), f"{model}/{output}, {sa} m = {m}: ")
+@pytest.mark.parametrize("sa,m,model,output", [
+    ("occupation", 5, "m-invariance", "anatomy"), ("occupation", 5, "m-invariance", "generalized"),
+    ("occupation", 5, "sliced-bucket", "anatomy"),
+    pytest.param("education", 4, "m-invariance", "anatomy", marks=_EDU),
+    pytest.param("education", 4, "m-invariance", "generalized", marks=_EDU),
+    pytest.param("education", 4, "sliced-bucket", "anatomy", marks=_EDU)])
+def test_red_team_history(sa, m, model, output):
+    """Issue 33 item 2, the red team's setting: 7,500 persons, 3 releases,
+    pooled over seeds 0-2 and both halves as training half (``pooled``). With
+    output generalized the project publishes qit/st as well: the detectors
+    read qit. Every detector's precision is at most the share + TOLERANCE in
+    every release with counterfeits; the control (labels shuffled) shows the
+    floor: its best detector stays within 2.5 points of the share."""
+    res = pooled(sa, m, model, output)
+    msg = f"{model}/{output}, {sa} m = {m}:\n" + report(res)
+    scored = 0
+    for r, x in res.items():
+        if x["share"] <= 0.02:
+            continue
+        scored += 1
+        ctl = max(p for p, _ in x["ctl"].values())
+        assert ctl <= x["share"] + 0.025, f"the control is above its floor; {msg}"
+        worst = max(x["det"], key=lambda d: x["det"][d][0])
+        assert x["det"][worst][0] <= x["share"] + TOLERANCE, f"release {r}: detector {worst}; {msg}"
+    assert scored, "the history must have counterfeits for the test to mean anything"
 
 
 if __name__ == "__main__":  # exploration: python tests/test_counterfeit_detect.py SA M RELEASES
