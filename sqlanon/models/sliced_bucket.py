@@ -111,6 +111,17 @@ def reserve(step: StepContext) -> None:
     step.params["tau"] = step.values["tau"]
 
 
+def joint_targets(step: StepContext) -> None:
+    """Before step 6: m-invariance's joint target plan, for the persons whose
+    target step 6 keeps: a person that may not move (step 3m: not free, not
+    overdue) keeps only its signature A, so it is planned for only when A
+    holds its value (the plan's fixed targets). Step 6 leaves the same persons
+    (and the stale ones, which aim inside their cover) out of its ranks."""
+    T = step.tables
+    _mi.joint_targets(step, join=f"LEFT JOIN {T['mv']} AS mv USING (sqlanon__id) ",
+                      where="AND (mv.sqlanon__id IS NULL OR mv.free OR mv.overdue OR (mv.cur & b.bit) <> 0) ")
+
+
 def plan(step: StepContext) -> None:
     """Before step 7: the Cach and the counterfeits of the pool (per SA value:
     the count, the reserved and the lone persons), then m-invariance's QI value
@@ -161,8 +172,10 @@ MODEL = Model(
     # which the release gate's test for generalized boxes (the exact-QI
     # intersection from the first release holds m values) refuses
     outputs=("anatomy",),
-    context={"mask_qi": ()},
-    hooks={"03_moves": moves, "03_reserve": reserve, "07_eligible": plan},
+    # joint_targets: step 6's joint plan (the hook joint_targets);
+    # reserve_slots: m-invariance's reserved places for persons away (step 4)
+    context={"mask_qi": (), "joint_targets": True, "reserve_slots": 2},
+    hooks={"03_moves": moves, "03_reserve": reserve, "06_constrained": joint_targets, "07_eligible": plan},
     temps=_mi.MODEL.temps + ("tuples", "cover", "mv", "stale", "lone", "resv", "kept", "hold", "hfill", "aged"),
     temp_views=_mi.MODEL.temp_views,
     state=("groups",),
