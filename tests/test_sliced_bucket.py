@@ -487,3 +487,44 @@ def test_updates_are_published_within_the_hold_bound(kind, sa, m, hold, tau, n0,
         # findings with and without the bound; docs/sliced_bucket.md)
     finally:
         con.close()
+
+
+@settings(max_examples=6, deadline=None)
+@given(kind=st.sampled_from(["updates", "returns"]), m=st.integers(2, 4), hold=st.integers(0, 1),
+       n0=st.integers(80, 300), seed=st.integers(0, 10**6))
+def test_joint_targets_keep_signatures_equal_or_disjoint(kind, m, hold, n0, seed):
+    """Issue 32 item 3 (docs/sliced_bucket.md, "Fewer counterfeits"): with step
+    6's joint targets (persons of different values share a target group), the
+    reserved places and ghosts in carried groups' counterfeit slots, every
+    person's signatures (of its real rows and its ghosts, over all releases)
+    stay pairwise equal or disjoint (Definition 11, condition 2), no release
+    is refused and the reference adversary narrows nobody."""
+    sa = "occupation"
+    con = sqlanon.connect()
+    try:
+        frames = safe_frames(con, sa, kind, m, seed, releases=6, n0=n0, churn=max(3, n0 // 8))
+        if frames is None:
+            return
+        pub = None
+        for f in frames:
+            con.register("sqlanon_test_frame", f)
+            con.execute("CREATE OR REPLACE TABLE src AS SELECT * FROM sqlanon_test_frame")
+            con.unregister("sqlanon_test_frame")
+            if pub is None:
+                pub = Publisher(con, "p", source="src", id="id", qi=FQI, sa=sa, model="sliced-bucket", m=m,
+                                hold=hold, seed=seed)
+            assert pub.release().exposed == 0
+        T = Project("p").refs()
+        rows = con.execute(f"SELECT m.id, m.release, m.is_counterfeit, list(DISTINCT s.{sa}) "
+                           f"FROM sqlanon__membership_rows('p') AS m "
+                           f"JOIN {T['st']} AS s ON s.release = m.release AND s.group_id = m.group_id "
+                           "WHERE m.id IS NOT NULL GROUP BY ALL ORDER BY 1, 2").fetchall()
+        sigs: dict = {}
+        for pid, r, _, sig in rows:
+            sigs.setdefault(pid, set()).add(frozenset(sig))
+        for pid, ss in sigs.items():
+            for a, b in itertools.combinations(ss, 2):
+                assert not (a & b), (pid, ss)
+        assert attack(con, "p", sources(frames, sa), qi=FQI, sa=sa, m=m) == []
+    finally:
+        con.close()

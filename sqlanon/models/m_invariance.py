@@ -189,18 +189,20 @@ def joint_plan(free: dict, same: dict, new: dict, bits: list[int], m: int) -> li
                 take(t, v, k)
 
 
-def joint_targets(step: StepContext) -> None:
+def joint_targets(step: StepContext, join: str = "", where: str = "") -> None:
     """Before step 6: the joint target plan (:func:`joint_plan`) from class
     counts (at most a few per updated or re-inserted person; the persons
-    themselves stay in SQL), written to a TEMP table that step 6 reads."""
+    themselves stay in SQL), written to a TEMP table that step 6 reads.
+    ``join`` and ``where`` (a model's: sliced-bucket) narrow the persons
+    planned for (pool ``p``, its value's bit ``b.bit``)."""
     T = step.tables
     step.engine.execute(f"CREATE OR REPLACE TEMP TABLE {T['tplan']} "
                         "(vbit VARCHAR, umask VARCHAR, tmask VARCHAR, n BIGINT)")
     cls = step.engine.fetch(
         f"SELECT CAST(b.bit AS VARCHAR), CAST(h.sqlanon__umask AS VARCHAR), "
         f"CAST(list_filter(h.sqlanon__sigmasks, lambda s: (s & b.bit) <> 0)[1] AS VARCHAR), count(*) "
-        f"FROM {T['pool']} AS p JOIN {T['hist']} AS h USING (sqlanon__id) JOIN {T['bits']} AS b USING (sqlanon__sa) "
-        f"WHERE p.sqlanon__class IN ('updated', 'reinserted') GROUP BY ALL")
+        f"FROM {T['pool']} AS p JOIN {T['hist']} AS h USING (sqlanon__id) JOIN {T['bits']} AS b USING (sqlanon__sa) {join}"
+        f"WHERE p.sqlanon__class IN ('updated', 'reinserted') {where}GROUP BY ALL")
     if not cls:
         return
     free = {(int(v), int(u)): int(n) for v, u, s, n in cls if s is None}

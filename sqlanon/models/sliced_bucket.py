@@ -14,7 +14,9 @@ tau undefined, docs/sliced_bucket.md says why we read it so), ``cach`` (how
 many persons of each SA value the Cach keeps; Algorithm 2 keeps one) and
 ``hold`` (an update is held over in at most hold consecutive releases, then
 published with its current value while a ghost keeps the person's signature:
-docs/sliced_bucket.md, "Bounded hold-over").
+docs/sliced_bucket.md, "Bounded hold-over"; while more than ``hold_budget``
+of the source waits, the ones that waited longest are published at once:
+"Fewer counterfeits over a long run").
 
 Its results (sqlanon.ReleaseResult): ``held`` = persons with no real row (the
 Cach, re-inserted persons shown by a ghost only), ``suppressed`` = updates
@@ -111,6 +113,17 @@ def reserve(step: StepContext) -> None:
     step.params["tau"] = step.values["tau"]
 
 
+def joint_targets(step: StepContext) -> None:
+    """Before step 6: m-invariance's joint target plan, for the persons whose
+    target step 6 keeps: a person that may not move (step 3m: not free, not
+    overdue) keeps only its signature A, so it is planned for only when A
+    holds its value (the plan's fixed targets). Step 6 leaves the same persons
+    (and the stale ones, which aim inside their cover) out of its ranks."""
+    T = step.tables
+    _mi.joint_targets(step, join=f"LEFT JOIN {T['mv']} AS mv USING (sqlanon__id) ",
+                      where="AND (mv.sqlanon__id IS NULL OR mv.free OR mv.overdue OR (mv.cur & b.bit) <> 0) ")
+
+
 def plan(step: StepContext) -> None:
     """Before step 7: the Cach and the counterfeits of the pool (per SA value:
     the count, the reserved and the lone persons), then m-invariance's QI value
@@ -153,16 +166,20 @@ MODEL = Model(
                   lambda v: _count(v, "tau", 1), default=3, example="3"),
         Parameter("cach", "persons of each SA value the Cach keeps for later vacancies (seed 003 Algorithm 2: 1)",
                   lambda v: _count(v, "cach", 0), default=3, example="3"),
-        Parameter("hold", "an update is held over in at most hold releases; then it is published with its "
-                  "current value and the person keeps a ghost at its signature",
-                  lambda v: _count(v, "hold", 0), default=1, example="1"),
+        Parameter("hold", "an update is held over in at most hold releases (fewer while more than 3% of the "
+                  "source waits); then it is published with its current value and the person keeps a ghost "
+                  "at its signature",
+                  lambda v: _count(v, "hold", 0), default=3, example="3"),
     ),
     # the anatomy form only: an update moves a person to a disjoint signature,
     # which the release gate's test for generalized boxes (the exact-QI
     # intersection from the first release holds m values) refuses
     outputs=("anatomy",),
-    context={"mask_qi": ()},
-    hooks={"03_moves": moves, "03_reserve": reserve, "07_eligible": plan},
+    # joint_targets: step 6's joint plan (the hook joint_targets);
+    # reserve_slots: m-invariance's reserved places for persons away (step 4);
+    # hold_budget: the share of the source whose update may wait (step 3m)
+    context={"mask_qi": (), "joint_targets": True, "reserve_slots": 2, "hold_budget": 0.03},
+    hooks={"03_moves": moves, "03_reserve": reserve, "06_constrained": joint_targets, "07_eligible": plan},
     temps=_mi.MODEL.temps + ("tuples", "cover", "mv", "stale", "lone", "resv", "kept", "hold", "hfill", "aged"),
     temp_views=_mi.MODEL.temp_views,
     state=("groups",),
