@@ -37,6 +37,7 @@ RELEASES, START = 7, 6000
 SETTINGS = (
     [("m-invariance", sa, m, out) for sa in ("occupation", "relationship") for m in (3, 4, 6)
      for out in ("anatomy", "generalized")]
+    + [("sliced-bucket", sa, m, "anatomy") for sa in ("occupation", "relationship") for m in (3, 4)]
     + [("dynamic-anatomy", "occupation", 4, "anatomy"), ("anatomy", "occupation", 4, "anatomy")]
 )
 
@@ -47,7 +48,8 @@ def run(con, model: str, sa: str, m: int, output: str, seed: int) -> dict:
     project = "g"
     for ref in Project(project).refs().values():  # the last setting's tables, published and private
         con.execute(f"DROP TABLE IF EXISTS {ref}")
-    kw = {"l": m} if model != "m-invariance" else {"m": m, "output": output}
+    kw = ({"m": m, "output": output} if model == "m-invariance" else {"m": m} if model == "sliced-bucket"
+          else {"l": m})
     pub = sqlanon.Publisher(con, project, source="src", id="id", qi=QI, sa=sa, model=model, seed=seed,
                             allow_shared=True, **kw)  # independent experiments over the same persons (issue 33)
     sources, rows = [], []
