@@ -452,6 +452,19 @@ def _stale_runs(con, frames, sa: str, m: int):
 
 
 @pytest.mark.slow
+def _release_frames(con, frames, sa: str, m: int, **kw) -> None:
+    """Release project "p" (sliced-bucket) once per frame, the frame as the
+    source table src; no release may expose anyone."""
+    pub = None
+    for f in frames:
+        con.register("sqlanon_test_frame", f)
+        con.execute("CREATE OR REPLACE TABLE src AS SELECT * FROM sqlanon_test_frame")
+        con.unregister("sqlanon_test_frame")
+        if pub is None:
+            pub = Publisher(con, "p", source="src", id="id", qi=FQI, sa=sa, model="sliced-bucket", m=m, **kw)
+        assert pub.release().exposed == 0
+
+
 @settings(max_examples=8, deadline=None)
 @given(kind=st.sampled_from(["updates", "insdel", "birthday"]), sa=st.sampled_from(["occupation", "education"]),
        m=st.integers(2, 5), hold=st.integers(0, 2), tau=st.integers(1, 3), n0=st.integers(60, 400),
@@ -467,15 +480,7 @@ def test_updates_are_published_within_the_hold_bound(kind, sa, m, hold, tau, n0,
         frames = safe_frames(con, sa, kind, m, seed, releases=6, n0=n0, churn=max(2, n0 // 10))
         if frames is None:
             return
-        pub = None
-        for f in frames:
-            con.register("sqlanon_test_frame", f)
-            con.execute("CREATE OR REPLACE TABLE src AS SELECT * FROM sqlanon_test_frame")
-            con.unregister("sqlanon_test_frame")
-            if pub is None:
-                pub = Publisher(con, "p", source="src", id="id", qi=FQI, sa=sa, model="sliced-bucket", m=m,
-                                hold=hold, tau=tau, seed=seed)
-            assert pub.release().exposed == 0
+        _release_frames(con, frames, sa, m, hold=hold, tau=tau, seed=seed)
         longest = _stale_runs(con, frames, sa, m)
         assert longest["before"] <= hold, longest
         assert longest["new"] <= tau, longest
@@ -505,15 +510,7 @@ def test_joint_targets_keep_signatures_equal_or_disjoint(kind, m, hold, n0, seed
         frames = safe_frames(con, sa, kind, m, seed, releases=6, n0=n0, churn=max(3, n0 // 8))
         if frames is None:
             return
-        pub = None
-        for f in frames:
-            con.register("sqlanon_test_frame", f)
-            con.execute("CREATE OR REPLACE TABLE src AS SELECT * FROM sqlanon_test_frame")
-            con.unregister("sqlanon_test_frame")
-            if pub is None:
-                pub = Publisher(con, "p", source="src", id="id", qi=FQI, sa=sa, model="sliced-bucket", m=m,
-                                hold=hold, seed=seed)
-            assert pub.release().exposed == 0
+        _release_frames(con, frames, sa, m, hold=hold, seed=seed)
         T = Project("p").refs()
         rows = con.execute(f"SELECT m.id, m.release, m.is_counterfeit, list(DISTINCT s.{sa}) "
                            f"FROM sqlanon__membership_rows('p') AS m "
