@@ -310,7 +310,7 @@ class Publisher:
 
     def _render_macro(self, template: str, macro: str, *args) -> str:
         """SQL from Jinja macro ``macro`` of ``template`` (a hook's :meth:`StepContext.render`)."""
-        return str(getattr(self.env.get_template(template).module, macro)(*args))
+        return templates.render_macro(self.env, template, macro, *args)
 
     def _execute(self, name: str, stmt: str, params: dict) -> list[tuple]:
         """One statement of template ``name``, its rows; a database error becomes

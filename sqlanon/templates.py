@@ -38,6 +38,9 @@ from .errors import SqlanonError
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DUCKDB = Dialect.get_or_raise("duckdb")
+# a step's template: NN<name>.sql.j2 in the pipeline's folder (a file without
+# a leading digit, e.g. hooks.sql.j2, holds macros the model's hooks render)
+_STEP_RE = re.compile(r"\d[^/]*\.sql\.j2")
 
 
 # Environments by template folder: Jinja compiles each template once per
@@ -130,7 +133,7 @@ def steps(env: jinja2.Environment, pipeline: str, extends: str | None = None) ->
     """
     by_step: dict[str, str] = {}
     for folder in (extends, pipeline) if extends else (pipeline,):
-        names = {n for n in env.list_templates() if n.startswith(folder + "/") and n.endswith(".sql.j2")}
+        names = {n for n in env.list_templates() if _STEP_RE.fullmatch(n[len(folder) + 1:]) and n.startswith(folder + "/")}
         if not names:
             raise SqlanonError(f"no templates for pipeline {folder!r} under sql/{folder}/")
         by_step.update((n[len(folder) + 1:], n) for n in names)
@@ -239,6 +242,16 @@ def _hash(env: jinja2.Environment, name: str) -> tuple[str, list[str]]:
 # template objects rendered (it and its parents) and its statements with their
 # parameters, in that normalized form (bounded like an LRU cache)
 _RENDERED: dict[tuple, tuple[tuple[jinja2.Template, ...], tuple[tuple[str, frozenset[str]], ...]]] = {}
+
+
+def render_macro(env: jinja2.Environment, name: str, macro: str, *args) -> str:
+    """SQL from Jinja macro ``macro`` of template ``name`` called with ``args``
+    (a model hook's statement, :meth:`sqlanon.models.base.StepContext.render`).
+
+    >>> render_macro(environment(), "m_invariance/hooks.sql.j2", "plan_insert", {"plan": "p"})
+    'INSERT INTO p VALUES (?, ?)'
+    """
+    return str(getattr(env.get_template(name).module, macro)(*args))
 
 
 def render(env: jinja2.Environment, name: str, context: dict, *, vary: dict[str, str] | None = None) -> list[str]:

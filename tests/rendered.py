@@ -35,7 +35,7 @@ def collect(calls: list | None = None) -> list[tuple[str, str]]:
     call's (template, context, keywords), to render them again for another
     engine."""
     seen: dict[tuple[str, str], None] = {}
-    real = templates.render
+    real, real_macro = templates.render, templates.render_macro
 
     def recording(env, name, context, **kw):
         stmts = real(env, name, context, **kw)
@@ -45,7 +45,15 @@ def collect(calls: list | None = None) -> list[tuple[str, str]]:
             calls.append((name, dict(context), dict(kw)))
         return stmts
 
-    templates.render = recording
+    def recording_macro(env, name, macro, *args):
+        stmt = real_macro(env, name, macro, *args)
+        if stmt.strip().upper().startswith(("SELECT", "INSERT", "CREATE", "WITH")):  # (a hook's filter: a fragment)
+            seen.setdefault((name, stmt), None)
+            if calls is not None:
+                calls.append((name, {_MACRO: (macro, args)}, {}))
+        return stmt
+
+    templates.render, templates.render_macro = recording, recording_macro
     try:
         for name, kw in CONFIGS:
             con = sqlanon.connect()
@@ -68,5 +76,17 @@ def collect(calls: list | None = None) -> list[tuple[str, str]]:
         finally:
             con.close()
     finally:
-        templates.render = real
+        templates.render, templates.render_macro = real, real_macro
     return list(seen)
+
+
+_MACRO = "(a hook's macro)"
+
+
+def render_again(env, name: str, context: dict, kw: dict) -> list[str]:
+    """The statements of a call :func:`collect` recorded, rendered in ``env``
+    (another engine's): a step's template, or a hook's macro."""
+    if _MACRO in context:
+        macro, args = context[_MACRO]
+        return [templates.render_macro(env, name, macro, *args)]
+    return templates.render(env, name, context, **kw)

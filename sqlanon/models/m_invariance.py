@@ -52,10 +52,9 @@ def step8_context(step: StepContext, rows: int) -> None:
     step.ctx["step8_k0"] = max(1, (step.privacy - 1).bit_length())
 
 
-def portable_hash(step: StepContext, expr: str, integer: bool = False, salt: int = 0) -> str:
-    """SQL: the portable seeded hash of ``expr`` (sql/_lib/hash.sql.j2), the
-    same on every engine."""
-    return str(step.render("_lib/hash.sql.j2", "portable_hash", expr, integer, salt))
+def _sql(step: StepContext, macro: str, *args) -> str:
+    """SQL: macro ``macro`` of this model's hook statements (sql/m_invariance/hooks.sql.j2)."""
+    return step.render("m_invariance/hooks.sql.j2", macro, *args)
 
 
 def plan_rows(step: StepContext, values: list, c: list[int], method: str) -> list[tuple]:
@@ -68,10 +67,7 @@ def plan_rows(step: StepContext, values: list, c: list[int], method: str) -> lis
     if method == "random" or len(values) < m:
         # the SA values the project knows that this pool lacks (seeded order)
         have = set(values)
-        dom = step.engine.fetch(
-            f"SELECT v FROM (SELECT DISTINCT sqlanon__sa AS v FROM {T['snap']} UNION "
-            f"SELECT DISTINCT {quote(step.sa)} FROM {T['mem']} WHERE group_id IS NOT NULL) ORDER BY {portable_hash(step, 'v')}, v",
-            {"seed": step.seed})
+        dom = step.engine.fetch(_sql(step, "known_values", T, quote(step.sa)), {"seed": step.seed})
         absent = [v for (v,) in dom if v not in have]
     if method == "random":
         # the tau-safety baseline draws counterfeit values from the whole domain
@@ -93,12 +89,16 @@ def plan_rows(step: StepContext, values: list, c: list[int], method: str) -> lis
 def plan(step: StepContext) -> None:
     """Eligibility plan of the pool: Python sees one count per SA value."""
     T = step.tables
-    counts = step.engine.fetch(f"SELECT sqlanon__sa, count(*) FROM {T['pool']} GROUP BY 1 ORDER BY 1")
+    counts = step.engine.fetch(_sql(step, "pool_counts", T))
     step8_context(step, sum(int(n) for _, n in counts))
-    step.engine.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {step.cols[step.sa]}, delta BIGINT)")
-    rows = plan_rows(step, [v for v, _ in counts], [int(n) for _, n in counts], step.values["eligibility"])
+    write_plan(step, plan_rows(step, [v for v, _ in counts], [int(n) for _, n in counts], step.values["eligibility"]))
+
+
+def write_plan(step: StepContext, rows: list[tuple]) -> None:
+    """The plan table step 7 reads, with ``rows`` ((value, delta) pairs)."""
+    step.engine.execute(_sql(step, "plan_table", step.tables, step.cols[step.sa]))
     if rows:
-        step.engine.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
+        step.engine.executemany(_sql(step, "plan_insert", step.tables), rows)
 
 
 def domains(step: StepContext) -> None:
@@ -107,8 +107,7 @@ def domains(step: StepContext) -> None:
     values: ctx["mask_qi"] gets those QI's 1-based positions."""
     cat = [k for k, (_, numeric) in enumerate(step.ctx["qi_info"], 1) if not numeric]
     if cat:
-        lens = step.engine.fetch(f"SELECT {', '.join(f'coalesce(array_length(d{k}), 0)' for k in cat)} "
-                                 f"FROM {step.tables['doms']}")[0]
+        lens = step.engine.fetch(_sql(step, "domain_lengths", step.tables, cat))[0]
         limit = min(MAX_MASK_VALUES, int(step.engine.mask_values))  # the engine's signed masks
         step.ctx["mask_qi"] = [k for k, n in zip(cat, lens) if n <= limit]
 
@@ -193,31 +192,22 @@ def joint_targets(step: StepContext, join: str = "", where: str = "") -> None:
     """Before step 6: the joint target plan (:func:`joint_plan`) from class
     counts (at most a few per updated or re-inserted person; the persons
     themselves stay in SQL), written to a TEMP table that step 6 reads.
-    ``join`` and ``where`` (a model's: sliced-bucket) narrow the persons
-    planned for (pool ``p``, its value's bit ``b.bit``)."""
+    ``join`` and ``where`` (SQL of a model's hook template: sliced-bucket's)
+    narrow the persons planned for (pool ``p``, its value's bit ``b.bit``)."""
     T = step.tables
-    step.engine.execute(f"CREATE OR REPLACE TEMP TABLE {T['tplan']} "
-                        "(vbit VARCHAR, umask VARCHAR, tmask VARCHAR, n BIGINT)")
-    cls = step.engine.fetch(
-        f"SELECT CAST(b.bit AS VARCHAR), CAST(h.sqlanon__umask AS VARCHAR), "
-        f"CAST(list_filter(h.sqlanon__sigmasks, lambda s: (s & b.bit) <> 0)[1] AS VARCHAR), count(*) "
-        f"FROM {T['pool']} AS p JOIN {T['hist']} AS h USING (sqlanon__id) JOIN {T['bits']} AS b USING (sqlanon__sa) {join}"
-        f"WHERE p.sqlanon__class IN ('updated', 'reinserted') {where}GROUP BY ALL")
+    step.engine.execute(_sql(step, "joint_plan_table", T))
+    cls = step.engine.fetch(_sql(step, "joint_classes", T, join, where))
     if not cls:
         return
     free = {(int(v), int(u)): int(n) for v, u, s, n in cls if s is None}
     if not free:
         return
     same = {(int(s), int(v)): int(n) for v, u, s, n in cls if s is not None}
-    new = {int(b): int(n) for b, n in step.engine.fetch(
-        f"SELECT CAST(b.bit AS VARCHAR), count(p.sqlanon__id) FROM {T['bits']} AS b "
-        f"LEFT JOIN {T['pool']} AS p ON p.sqlanon__sa = b.sqlanon__sa AND p.sqlanon__class = 'new' GROUP BY ALL")}
+    new = {int(b): int(n) for b, n in step.engine.fetch(_sql(step, "joint_new", T))}
     rows = joint_plan(free, same, new, sorted(new), step.privacy)
-    # one INSERT of many VALUES rows per 500 plan rows: executemany is one
-    # statement per row (about 0.3 ms each on DuckDB, a Spark job each on Spark)
-    for i in range(0, len(rows), 500):
+    for i in range(0, len(rows), 500):  # 500 rows a statement (hooks.sql.j2, joint_plan_insert)
         part = rows[i:i + 500]
-        step.engine.execute(f"INSERT INTO {T['tplan']} VALUES " + ", ".join(["(?, ?, ?, ?)"] * len(part)),
+        step.engine.execute(_sql(step, "joint_plan_insert", T, len(part)),
                             [x for v, u, t, n in part for x in (str(v), str(u), str(t), n)])
 
 

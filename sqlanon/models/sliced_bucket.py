@@ -101,6 +101,11 @@ def cach(c: list[int], reserved: list[int], room: list[int], m: int) -> list[int
     return best[1] if best else [0] * len(c)
 
 
+def _sql(step: StepContext, macro: str, *args) -> str:
+    """SQL: macro ``macro`` of this model's hook statements (sql/sliced_bucket/hooks.sql.j2)."""
+    return step.render("sliced_bucket/hooks.sql.j2", macro, *args)
+
+
 def moves(step: StepContext) -> None:
     """Before step 3m: its parameters."""
     step.params["hold"] = step.values["hold"]
@@ -117,9 +122,7 @@ def joint_targets(step: StepContext) -> None:
     overdue) keeps only its signature A, so it is planned for only when A
     holds its value (the plan's fixed targets). Step 6 leaves the same persons
     (and the stale ones, which aim inside their cover) out of its ranks."""
-    T = step.tables
-    _mi.joint_targets(step, join=f"LEFT JOIN {T['mv']} AS mv USING (sqlanon__id) ",
-                      where="AND (mv.sqlanon__id IS NULL OR mv.free OR mv.overdue OR (mv.cur & b.bit) <> 0) ")
+    _mi.joint_targets(step, join=_sql(step, "joint_join", step.tables), where=_sql(step, "joint_where"))
 
 
 def plan(step: StepContext) -> None:
@@ -127,12 +130,8 @@ def plan(step: StepContext) -> None:
     the count, the reserved and the lone persons), then m-invariance's QI value
     lists."""
     T, m = step.tables, step.privacy
-    counts = step.engine.fetch(f"SELECT sqlanon__sa, count(*), "
-                    f"count(*) FILTER (WHERE sqlanon__id IN (SELECT sqlanon__id FROM {T['resv']})), "
-                    f"count(*) FILTER (WHERE sqlanon__id IN (SELECT sqlanon__id FROM {T['lone']})) "
-                    f"FROM {T['pool']} GROUP BY 1 ORDER BY 1")
+    counts = step.engine.fetch(_sql(step, "pool_counts", T))
     _mi.step8_context(step, sum(int(r[1]) for r in counts))
-    step.engine.execute(f"CREATE OR REPLACE TEMP TABLE {T['plan']} (sqlanon__sa {step.cols[step.sa]}, delta BIGINT)")
     values = [r[0] for r in counts]
     c = [int(r[1]) for r in counts]
     room = [int(r[3]) for r in counts]
@@ -147,9 +146,7 @@ def plan(step: StepContext) -> None:
     h = cach(c, keep, room, m)
     rest = [(v, n - x) for v, n, x in zip(values, c, h) if n - x > 0]
     adds = _mi.plan_rows(step, [v for v, _ in rest], [n for _, n in rest], "counterfeit")
-    rows = [(v, -x) for v, x in zip(values, h) if x] + adds
-    if rows:
-        step.engine.executemany(f"INSERT INTO {T['plan']} VALUES (?, ?)", rows)
+    _mi.write_plan(step, [(v, -x) for v, x in zip(values, h) if x] + adds)
     _mi.domains(step)
 
 
