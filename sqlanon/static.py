@@ -154,9 +154,14 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
     except EngineError as exc:
         raise SqlanonError("the connection has an open transaction; commit or roll it back before anonymize "
                            "(it runs as one transaction of its own)") from exc
-    # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS); the settings
-    # come back after the COMMIT or ROLLBACK (a statement in an aborted transaction fails)
-    with engine.release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
+    # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS), unless its output is
+    # the rows frame's copy (presorted): then the connection keeps its threads and the copy is written on one
+    # (03_publish, serial): setting the threads empties DuckDB's allocator, and the next statements pay for
+    # the memory again (Adult: ~3 ms of CPU; docs/static.md, sixth round); the settings come back after the
+    # COMMIT or ROLLBACK (a statement in an aborted transaction fails)
+    small = n_rows < SINGLE_THREAD_ROWS
+    job.ctx["serial"] = small and job.ctx["presorted"]
+    with engine.release_scope(lambda: not small or job.ctx["presorted"]):
         steps = _Steps(con, job, prof)
         try:
             dims, sa_codes = steps.codes()
