@@ -179,7 +179,8 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
             P = lens.size
             starts = _starts(lens)
         m = order.size
-        seg_of_row = np.repeat(np.arange(P), lens)
+        # each row's segment: read by distinct l and relaxed ties (the histogram makes it only when sparse)
+        seg_of_row = np.repeat(np.arange(P), lens) if use_l or not strict else None
         xq = xo.view(rank_type)
         xv = np.take(xq.reshape(-1), np.repeat(dim, lens) + np.arange(0, m * xq.shape[1], xq.shape[1])).astype(np.int64)
         # 2. the histogram of (segment, value) on the picked QI, in (segment, value) order
@@ -323,12 +324,13 @@ def _histogram(seg, xv, starts, lens, vmax, need_rows, weights=None):
     """Entries (segment, value, count) sorted by (segment, value), each segment's
     first entry, and (when need_rows) each row's entry index; a row counts
     ``weights[row]`` times when weights are given. Dense: one bin per value between
-    the segment's lowest and highest value (``bincount``); else sorted keys."""
+    the segment's lowest and highest value (``bincount``); else sorted keys (``seg``: each
+    row's segment, or None: then made here, the dense way does not read it)."""
     P = lens.size
     lo = np.minimum.reduceat(xv, starts)
     span = np.maximum.reduceat(xv, starts) - lo + 1
     bins = int(span.sum())
-    if bins <= _DENSE_PER_ROW * seg.size + 4096:
+    if bins <= _DENSE_PER_ROW * xv.size + 4096:
         shift = np.cumsum(span) - span - lo      # a segment's first bin, less its lowest value
         key = np.repeat(shift, lens) + xv
         # (weights are >= 1: the weighted counts are nonzero where the rows are; one bincount)
@@ -340,6 +342,8 @@ def _histogram(seg, xv, starts, lens, vmax, need_rows, weights=None):
         e_val = nz - shift[e_seg]
         e_first = np.flatnonzero(np.concatenate(([True], e_seg[1:] != e_seg[:-1])))
         return e_seg, e_val, e_cnt.astype(np.int64), e_first, row_entry
+    if seg is None:
+        seg = np.repeat(np.arange(P), lens)
     key = seg.astype(np.int64) * vmax + xv
     if need_rows or weights is not None:
         keys, row_entry, e_cnt = np.unique(key, return_inverse=True, return_counts=True)
