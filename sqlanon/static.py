@@ -154,11 +154,8 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
     except EngineError as exc:
         raise SqlanonError("the connection has an open transaction; commit or roll it back before anonymize "
                            "(it runs as one transaction of its own)") from exc
-    # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS), unless its output is
-    # the rows frame's copy (presorted): then the connection keeps its threads and the copy is written on one
-    # (03_publish, serial): setting the threads empties DuckDB's allocator, and the next statements pay for
-    # the memory again (Adult: ~3 ms of CPU; docs/static.md, sixth round); the settings come back after the
-    # COMMIT or ROLLBACK (a statement in an aborted transaction fails)
+    # a small source on one thread (sqlanon.publisher.SINGLE_THREAD_ROWS) unless presorted: its threads kept,
+    # its copy written serially (03_publish; a SET threads empties DuckDB's allocator: docs/static.md)
     small = n_rows < SINGLE_THREAD_ROWS
     job.ctx["serial"] = small and job.ctx["presorted"]
     with engine.release_scope(lambda: not small or job.ctx["presorted"]):
@@ -322,7 +319,6 @@ class _Steps:
         else:
             self.run("03_publish", rest)
         return per_list, len(stats["pid"])
-
 
     def _pieces(self, dims):
         """Relaxed Mondrian on atoms: a cut may split an atom into pieces (``mondrian.partition``), so
