@@ -108,13 +108,15 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
     order = np.arange(n, dtype=np.int64)      # active rows, grouped by segment
     if not strict:  # relaxed: rows in tie order, (QI codes, SA code, row id), kept within every segment
         order = np.lexsort(([] if sa is None else [sa]) + [ranks[d] for d in range(q - 1, -1, -1)])
-    # (q, n_active) ranks of the active rows, same order, one contiguous row per QI (int16 when
-    # they fit): the widths read each QI contiguously (faster than a strided column of a row-major
-    # block, measured), the rows move by one take along axis 1, the picked QI's value is one gather
-    xo = np.ascontiguousarray(ranks.astype(np.int16 if vmax <= np.iinfo(np.int16).max else np.int32, copy=False))
+    # the ranks of the active rows, same order, row-major (int16 when they fit), each row padded to whole
+    # 8-byte words: the rows move by one take of int64 words along axis 0 (a take along axis 1 of
+    # (q, n) int16 cost 3-7x as much at Adult's 18,109 atoms); a QI is a strided column (a transposed
+    # copy a level to read each QI contiguously was slower, measured); the picked QI's value is one gather
+    rank_type = np.int16 if vmax <= np.iinfo(np.int16).max else np.int32
+    xo = _row_words(ranks, rank_type)
     so = sa if use_l or use_grid else None    # SA codes of the active rows (when a test reads them)
     if not strict:
-        xo = np.take(xo, order, axis=1)
+        xo = np.take(xo, order, axis=0)
         so = None if so is None else np.take(so, order)
         wo = None if wo is None else np.take(wo, order)
     lens = np.array([n], dtype=np.int64)      # per segment: rows
@@ -137,10 +139,11 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         # 1. widths of every QI per segment; pick the widest unmasked
         # (per QI its extent: a number's range, a category's distinct values; the few whole-(q x P)
         # operations after the loop, not per QI: a level's cost is mostly the number of numpy calls)
+        xq = xo.view(rank_type)  # (n_active, padded q) ranks
         ext = np.empty((q, P))
         ors = np.empty((len(small_qis), P), dtype=np.uint64) if small_qis else None
         for d in range(q):
-            col = xo[d]
+            col = xq[:, d]
             if numeric[d]:
                 vals = dims.values[d]
                 ext[d] = vals[np.maximum.reduceat(col, starts)] - vals[np.minimum.reduceat(col, starts)]
@@ -165,7 +168,7 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
             if finals is not None:
                 finals.append((fin_order, pids[fin], lens[fin], None if wo is None else wo[fin_rows]))
             keep = np.flatnonzero(~fin_rows)  # the rows that stay: one index for every array (a QI row as one item)
-            order, xo = np.take(order, keep), np.take(xo, keep, axis=1)
+            order, xo = np.take(order, keep), np.take(xo, keep, axis=0)
             if so is not None:
                 so = np.take(so, keep)
             if wo is not None:
@@ -176,8 +179,10 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
             P = lens.size
             starts = _starts(lens)
         m = order.size
-        seg_of_row = np.repeat(np.arange(P), lens)
-        xv = np.take(xo.reshape(-1), np.repeat(dim, lens) * m + np.arange(m)).astype(np.int64)
+        # each row's segment: read by distinct l and relaxed ties (the histogram makes it only when sparse)
+        seg_of_row = np.repeat(np.arange(P), lens) if use_l or not strict else None
+        xq = xo.view(rank_type)
+        xv = np.take(xq.reshape(-1), np.repeat(dim, lens) + np.arange(0, m * xq.shape[1], xq.shape[1])).astype(np.int64)
         # 2. the histogram of (segment, value) on the picked QI, in (segment, value) order
         e_seg, e_val, e_cnt, e_first, row_entry = _histogram(seg_of_row, xv, starts, lens, vmax, need_rows=use_grid,
                                                              weights=wo)
@@ -242,7 +247,7 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         inv[pos_l] = idx_l
         inv[pos_r] = idx_r
         order = np.take(order, inv)
-        xo = np.take(xo, inv, axis=1)
+        xo = np.take(xo, inv, axis=0)
         if so is not None:
             so = np.take(so, inv)
         if split is not None:
@@ -261,6 +266,16 @@ def partition(dims: Dims, k: int, *, strict: bool = True, sa: np.ndarray | None 
         pids = np.where(has[rep], lid[rep] + is_right, pids[rep])
         masks = masks[rep]
     return out, levels
+
+
+def _row_words(ranks: np.ndarray, dtype) -> np.ndarray:
+    """(q, n) ranks as an (n, w) int64 array: row i holds row i's q ranks as ``dtype``, padded with
+    zeros to whole 8-byte words (``.view(dtype)`` gives them back as (n, padded q) columns)."""
+    q, n = ranks.shape
+    per = 8 // np.dtype(dtype).itemsize
+    rows = np.zeros((n, -(-q // per) * per), dtype=dtype)
+    rows[:, :q] = ranks.T
+    return rows.view(np.int64)
 
 
 def _diff0(x: np.ndarray) -> np.ndarray:
@@ -309,12 +324,13 @@ def _histogram(seg, xv, starts, lens, vmax, need_rows, weights=None):
     """Entries (segment, value, count) sorted by (segment, value), each segment's
     first entry, and (when need_rows) each row's entry index; a row counts
     ``weights[row]`` times when weights are given. Dense: one bin per value between
-    the segment's lowest and highest value (``bincount``); else sorted keys."""
+    the segment's lowest and highest value (``bincount``); else sorted keys (``seg``: each
+    row's segment, or None: then made here, the dense way does not read it)."""
     P = lens.size
     lo = np.minimum.reduceat(xv, starts)
     span = np.maximum.reduceat(xv, starts) - lo + 1
     bins = int(span.sum())
-    if bins <= _DENSE_PER_ROW * seg.size + 4096:
+    if bins <= _DENSE_PER_ROW * xv.size + 4096:
         shift = np.cumsum(span) - span - lo      # a segment's first bin, less its lowest value
         key = np.repeat(shift, lens) + xv
         # (weights are >= 1: the weighted counts are nonzero where the rows are; one bincount)
@@ -326,6 +342,8 @@ def _histogram(seg, xv, starts, lens, vmax, need_rows, weights=None):
         e_val = nz - shift[e_seg]
         e_first = np.flatnonzero(np.concatenate(([True], e_seg[1:] != e_seg[:-1])))
         return e_seg, e_val, e_cnt.astype(np.int64), e_first, row_entry
+    if seg is None:
+        seg = np.repeat(np.arange(P), lens)
     key = seg.astype(np.int64) * vmax + xv
     if need_rows or weights is not None:
         keys, row_entry, e_cnt = np.unique(key, return_inverse=True, return_counts=True)

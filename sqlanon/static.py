@@ -154,9 +154,11 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
     except EngineError as exc:
         raise SqlanonError("the connection has an open transaction; commit or roll it back before anonymize "
                            "(it runs as one transaction of its own)") from exc
-    # a small source on one thread (as a release: sqlanon.publisher.SINGLE_THREAD_ROWS); the settings
-    # come back after the COMMIT or ROLLBACK (a statement in an aborted transaction fails)
-    with engine.release_scope(lambda: n_rows >= SINGLE_THREAD_ROWS):
+    # a small source on one thread (sqlanon.publisher.SINGLE_THREAD_ROWS) unless presorted: its threads kept,
+    # its copy written serially (03_publish; a SET threads empties DuckDB's allocator: docs/static.md)
+    small = n_rows < SINGLE_THREAD_ROWS
+    job.ctx["serial"] = small and job.ctx["presorted"]
+    with engine.release_scope(lambda: not small or job.ctx["presorted"]):
         steps = _Steps(con, job, prof)
         try:
             dims, sa_codes = steps.codes()
@@ -317,7 +319,6 @@ class _Steps:
         else:
             self.run("03_publish", rest)
         return per_list, len(stats["pid"])
-
 
     def _pieces(self, dims):
         """Relaxed Mondrian on atoms: a cut may split an atom into pieces (``mondrian.partition``), so

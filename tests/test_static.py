@@ -394,8 +394,9 @@ def test_large_table_keeps_every_row(con):
 
 
 def test_threads_setting_comes_back(con):
-    """A small source runs on one thread (as a release does); the session's setting is
-    back afterwards, also when the call fails inside its transaction."""
+    """A small source runs on one thread (as a release does) unless its output is the rows
+    frame's copy (then the threads are left as they are); the session's setting is back
+    afterwards, also when the call fails inside its transaction."""
     con.execute("SET threads = 2")
     _table(con, "t", [(20 + i, "x") for i in range(10)], ["INTEGER"])
     anonymize(con, "t", qi=["q0"], k=5, output="o")
@@ -407,6 +408,27 @@ def test_threads_setting_comes_back(con):
         anonymize(con, "c", qi=["q0"], k=1, hierarchies={"q0": "h"}, output="o2")
     assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] == 2
     assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'o2'").fetchall()[0][0]
+
+
+def test_small_output_on_two_threads_is_stored_as_on_one(con):
+    """A small source on a connection at 2 threads is published without a thread switch, its
+    table written serially through a positional scan of the rows frame (03_publish, serial):
+    the same rows in the same storage order (eq_class, then the SA) as on a connection at 1
+    thread, where DuckDB writes on one thread anyway, and the same result."""
+    load_adult(con, "adult_s", complete=True)
+    con.execute("CREATE TABLE adult_6k AS SELECT * FROM adult_s WHERE id % 5 = 0")
+    qi = ["age", "workclass", "education", "marital_status", "race", "sex", "native_country"]
+    stored, results = [], []
+    for threads in (2, 1):
+        con.execute(f"SET threads = {threads}")
+        r = anonymize(con, "adult_6k", qi=qi, sa="occupation", k=5, output=f"o{threads}")
+        assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] == threads
+        stored.append(con.execute(f"SELECT * FROM o{threads}").fetchall())  # storage order
+        results.append((r.rows, r.classes, r.k, r.distinct_l, r.discernibility))
+    assert stored[0] == stored[1] and results[0] == results[1]
+    assert len(stored[0]) == con.execute("SELECT count(*) FROM adult_6k").fetchall()[0][0]
+    order = [(row[-1], row[-2]) for row in stored[0]]  # (eq_class, occupation)
+    assert order == sorted(order)
 
 
 @pytest.mark.parametrize("sa_type", ["INTEGER", "DOUBLE", "DECIMAL(9,3)", "DATE", "VARCHAR"])
