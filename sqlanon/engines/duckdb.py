@@ -171,13 +171,15 @@ class DuckDBEngine(DuckDBDialect, Engine):
             return self.con.execute(sql, params or []).df()
 
     @contextlib.contextmanager
-    def release_scope(self, large):
+    def release_scope(self, large, settings=None):
         """Step 8 reads positions from a table stored in ORDER BY order
         (DuckDB's default, preserve_insertion_order): a session that turned it
         off gets it back after the release. A small source (``large()`` false)
         is released on one thread: read before the transaction; setting the
-        threads to 1 and back for a large source cost 0.17 s at 10M rows."""
-        keep_order, keep_threads = self.settings(["preserve_insertion_order", "threads"])
+        threads to 1 and back for a large source cost 0.17 s at 10M rows.
+        ``settings``: (preserve_insertion_order, threads) when the caller has
+        read them (current_setting's values; one statement fewer)."""
+        keep_order, keep_threads = settings or self.settings(["preserve_insertion_order", "threads"])
         if not keep_order:
             self.execute("SET preserve_insertion_order = true")
         one_thread = int(keep_threads) != 1 and not large()
