@@ -36,6 +36,7 @@ from .static_cells import (_set_cells, _int_cells, _ncp_of_classes, _published_g
                            _largest_emd, _distinct_cells, _sorted_codes)
 from .static_checks import (_check_params, _check_columns, _qi_spec, _check_data, _check_hierarchy_values,
                             _is_numeric, _judge_data, _guarantee, _meets)
+_SETTINGS = "current_setting('preserve_insertion_order'), current_setting('threads')"  # (release_scope's)
 
 
 @dataclass
@@ -99,11 +100,10 @@ def anonymize(
     given = dict(hierarchies or {})
     presorted = not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))
     atoms = presorted  # Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
-    # one statement read to Arrow, the categories coded in numpy by their text's byte order (DuckDB's
-    # VARCHAR order unless a collation is set: then the dictionaries are built in SQL)
-    # (the collation and, for the Arrow read, the row count in one statement)
+    # one statement read to Arrow, the categories coded in numpy by their text's byte order (DuckDB's VARCHAR order
+    # unless a collation is set: then the dictionaries in SQL) (collation, row count, release settings: one statement)
     count = f"(SELECT count(*) FROM {ident.qualified(con, source)})" if presorted else "NULL"
-    collation, n_rows = con.execute(f"SELECT current_setting('default_collation'), {count}").fetchall()[0]
+    collation, n_rows, *settings = con.execute(f"SELECT current_setting('default_collation'), {count}, {_SETTINGS}").fetchall()[0]
     fast = pa is not None and presorted and not given and not collation
 
     def check_data(rel: str | None = None) -> int:
@@ -120,7 +120,7 @@ def anonymize(
                     "eq_col": ident.quote(eq_class), "sa_type": cols[sa] if sa else None,
                     "presorted": presorted, "atoms": atoms, "fast": fast, "grouped": True},
                check_data=check_data)
-    return _publish(con, job, n_rows)
+    return _publish(con, job, n_rows, settings)
 
 
 @dataclass
@@ -144,7 +144,7 @@ class _Job:
     check_data: object = None   # _check_data on a relation (with atoms: run on the atoms table)
 
 
-def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
+def _publish(con, job: _Job, n_rows: int, settings=None) -> AnonymizeResult:
     """The one transaction of :func:`anonymize`: codes, partition tree, publishing, checks."""
     engine = as_engine(con)
     prof = _Profile()  # per-statement timings, logged at DEBUG by the "sqlanon.profile" logger
@@ -158,7 +158,7 @@ def _publish(con, job: _Job, n_rows: int) -> AnonymizeResult:
     # its copy written serially (03_publish; a SET threads empties DuckDB's allocator: docs/static.md)
     small = n_rows < SINGLE_THREAD_ROWS
     job.ctx["serial"] = small and job.ctx["presorted"]
-    with engine.release_scope(lambda: not small or job.ctx["presorted"]):
+    with engine.release_scope(lambda: not small or job.ctx["presorted"], settings):
         steps = _Steps(con, job, prof)
         try:
             dims, sa_codes = steps.codes()

@@ -118,9 +118,10 @@ class Engine(Dialect):
         raise NotImplementedError
 
     @contextlib.contextmanager
-    def release_scope(self, large: "Callable[[], bool]"):
+    def release_scope(self, large: "Callable[[], bool]", settings=None):
         """Settings a release runs under (none by default); ``large()`` says
-        whether the source is large (read only if the engine needs to know)."""
+        whether the source is large (read only if the engine needs to know);
+        ``settings``: the engine's settings the caller has read (engine-specific)."""
         yield
 
     # ------------------------------------------------------------------ catalog
