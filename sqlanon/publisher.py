@@ -45,7 +45,7 @@ QI_RESERVED = ("release", "group_id", "is_counterfeit")
 SA_RESERVED = ("release", "group_id", "count", "id", "is_counterfeit")
 # the release gate's templates, temporary tables and view (sql/_gate/); a model adds its own
 _GATE = ("_gate/presence.sql.j2", "_gate/gate.sql.j2")
-_TEMPS = ("gdiff", "gnew", "pnew", "mdiff")
+_TEMPS = ("gdiff", "gcand", "gnew", "pnew", "mdiff")
 # the persons this project shares with other projects (issue 33 item 3)
 _SHARED = ("_shared/persons.sql.j2", "_shared/record.sql.j2")
 # A source smaller than this runs its release on one DuckDB thread (a release

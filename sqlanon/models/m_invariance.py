@@ -238,7 +238,7 @@ MODEL = MInvariance(
     context={"mask_qi": (), "joint_targets": True, "reserve_slots": 2},  # mask_qi: set by the hook before step 7
     hooks={"06_constrained": joint_targets, "07_eligible": before_eligible},
     temps=("snap", "bits", "gmask", "cls", "placed", "vac", "pool", "tgt", "tplan", "rsvp", "rsv", "tg", "plan", "newg", "ext", "hist",
-           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "vstart", "doms", "cfsrc", "cfq", "mrg", "mvs",
+           "pairs", "rcand", "rvac", "rvcls", "rccls", "fill", "span", "dropped", "srt", "asg", "vstart", "doms", "cfsrc", "cfq", "mrg", "mvs",
            # step 6's target groups, stage by stage (nearest matching: tm and fm matched through their sides)
            "tq", "tm", "tmside", "tmatch", "tfill", "fm", "fmside", "fmatch",
            # step 9's counterfeit places
