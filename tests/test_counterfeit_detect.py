@@ -290,11 +290,10 @@ def report(res: dict[int, dict]) -> str:
 
 _EDU_SB = pytest.mark.xfail(strict=False, reason=(
     "open (issue 33 item 2), education m = 4, sliced-bucket, pooled over seeds 0-2 (2026-11-27): release 1 freq "
-    "+5.2, release 3 z:age +10.9, ageout +6.9 points over the share. m-invariance meets it since its carried groups' "
-    "counterfeits take the tuples their group published the release before (block carry_tuples); with sliced-bucket's "
-    "cover rule those tuples became tuples of 3-8 rows (occupation m = 5, release 3, freq +7.6), so it keeps its "
-    "places. Not the bound of a value the QI shows (type_bound): HS-grad holds 32% of the source but the QI predicts "
-    "it weakly (docs/threat_model.md, \"Counterfeits\")"))
+    "+5.2 (step 8's groups and the cover rule: no carried group yet), release 3 z:age +7.5, ageout +5.4 points over "
+    "the share (+10.9 / +6.9 before its carried groups' counterfeits took their group's leftover tuples, block "
+    "carry_tuples; release 2 now +2.7). Not the bound of a value the QI shows (type_bound): HS-grad holds 32% of the "
+    "source but the QI predicts it weakly (docs/threat_model.md, \"Counterfeits\")"))
 
 
 @pytest.mark.slow
