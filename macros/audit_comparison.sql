@@ -16,7 +16,7 @@ CREATE OR REPLACE MACRO sqlanon__qit_keys(project) AS TABLE
     SELECT release, group_id,
            to_json(row(*COLUMNS(lambda c: c NOT IN ('release', 'group_id'))))::VARCHAR AS k,
            row(*COLUMNS(lambda c: c NOT IN ('release', 'group_id')))::VARCHAR AS qi
-    FROM query_table('sqlanon_' || project || '_qit');
+    FROM sqlanon__qit_rows(project);
 COMMENT ON MACRO TABLE sqlanon__qit_keys IS 'Internal: release, group_id, k (JSON linking key of the exact QI tuple), qi (QI tuple as text) of every published QI record.';
 
 -- Internal: every comparison finding between consecutive releases (all attacks).
@@ -46,7 +46,7 @@ CREATE OR REPLACE MACRO sqlanon__comparisons(project, l) AS TABLE
         SELECT release, group_id, v, sum(count) AS c
         FROM (SELECT release, group_id,
                      COLUMNS(lambda c: c NOT IN ('release', 'group_id', 'count'))::VARCHAR AS v, count
-              FROM query_table('sqlanon_' || project || '_st'))
+              FROM sqlanon__st_rows(project))
         WHERE v IS NOT NULL AND count > 0
         GROUP BY release, group_id, v
     ),

@@ -12,7 +12,7 @@ CREATE OR REPLACE MACRO sqlanon__group_signatures(project) AS TABLE
         SELECT release, group_id,
                COLUMNS(lambda c: c NOT IN ('release', 'group_id', 'count'))::VARCHAR AS sa,
                count
-        FROM query_table('sqlanon_' || project || '_st')
+        FROM sqlanon__st_rows(project)
     )
     WHERE sa IS NOT NULL AND count > 0
     GROUP BY release, group_id;
@@ -89,7 +89,7 @@ COMMENT ON MACRO TABLE sqlanon_release_diff IS 'Release diff of a project betwee
 CREATE OR REPLACE MACRO sqlanon__signature_violations(project, m) AS TABLE
     WITH rels AS (
         SELECT release, row_number() OVER (ORDER BY release) AS pos
-        FROM (SELECT DISTINCT release FROM query_table('sqlanon_' || project || '_st'))
+        FROM (SELECT DISTINCT release FROM sqlanon__st_rows(project))
     ),
     h AS (
         SELECT s.id, s.release, s.group_id, s.signature, s.sa, r.pos
@@ -104,7 +104,7 @@ CREATE OR REPLACE MACRO sqlanon__signature_violations(project, m) AS TABLE
             SELECT release, group_id,
                    COLUMNS(lambda c: c NOT IN ('release', 'group_id', 'count'))::VARCHAR AS sa,
                    count
-            FROM query_table('sqlanon_' || project || '_st')
+            FROM sqlanon__st_rows(project)
         )
         WHERE sa IS NOT NULL
         GROUP BY release, group_id

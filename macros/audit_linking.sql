@@ -37,11 +37,11 @@ CREATE OR REPLACE MACRO sqlanon__linking_candidates(project) AS TABLE
     grp AS (
         SELECT DISTINCT release, group_id,
                to_json(row(*COLUMNS(lambda c: c NOT IN ('release', 'group_id'))))::VARCHAR AS k
-        FROM query_table('sqlanon_' || project || '_qit')
+        FROM sqlanon__qit_rows(project)
     ),
     sa AS (
         SELECT release, group_id, COLUMNS(lambda c: c NOT IN ('release', 'group_id', 'count'))::VARCHAR AS v
-        FROM query_table('sqlanon_' || project || '_st')
+        FROM sqlanon__st_rows(project)
         WHERE count > 0
     ),
     cand AS (

@@ -12,10 +12,27 @@
 -- (private tables live in schema sqlanon_private, so that no sqlanon_<project>_%
 -- table-name pattern picks them up; docs/contracts.md)
 
+-- Internal: every release's rows of a published table (release, group_id, ...),
+-- whatever shape it is stored in. Every reader of the published tables (the
+-- macros below and the audit's, sqlanon.audit, export, slicing, the project
+-- checks) goes through these three, and the release templates through
+-- sql/_lib/store.sql.j2's release_rows: stored today as one row set per release,
+-- so that they are the table itself; when the tables become intervals (issue 34
+-- point 1) only these and the writers change.
+CREATE OR REPLACE MACRO sqlanon__qit_rows(project) AS TABLE
+    SELECT * FROM query_table('sqlanon_' || project || '_qit');
+COMMENT ON MACRO TABLE sqlanon__qit_rows IS 'Internal: every release''s rows of a project''s Anatomy QI table (release, group_id, QI columns).';
+CREATE OR REPLACE MACRO sqlanon__st_rows(project) AS TABLE
+    SELECT * FROM query_table('sqlanon_' || project || '_st');
+COMMENT ON MACRO TABLE sqlanon__st_rows IS 'Internal: every release''s rows of a project''s Anatomy sensitive table (release, group_id, SA, count).';
+CREATE OR REPLACE MACRO sqlanon__published_rows(project) AS TABLE
+    SELECT * FROM query_table('sqlanon_' || project || '_published');
+COMMENT ON MACRO TABLE sqlanon__published_rows IS 'Internal: every release''s rows of a project''s generalized table (release, group_id, generalized QI, SA).';
+
 -- Anatomy QI table of release r: one row per published record, exact QI.
 CREATE OR REPLACE MACRO sqlanon_published_qit(project, r) AS TABLE
     SELECT * EXCLUDE (release)
-    FROM query_table('sqlanon_' || project || '_qit')
+    FROM sqlanon__qit_rows(project)
     WHERE release = r
     ORDER BY ALL;
 COMMENT ON MACRO TABLE sqlanon_published_qit IS 'Anatomy QI table of release r of a project: group_id, exact QI columns (counterfeits included, unflagged).';
@@ -23,7 +40,7 @@ COMMENT ON MACRO TABLE sqlanon_published_qit IS 'Anatomy QI table of release r o
 -- Anatomy sensitive table of release r: per group, each SA value and its count.
 CREATE OR REPLACE MACRO sqlanon_published_st(project, r) AS TABLE
     SELECT * EXCLUDE (release)
-    FROM query_table('sqlanon_' || project || '_st')
+    FROM sqlanon__st_rows(project)
     WHERE release = r
     ORDER BY ALL;
 COMMENT ON MACRO TABLE sqlanon_published_st IS 'Anatomy sensitive table of release r of a project: group_id, SA value, count.';
@@ -31,7 +48,7 @@ COMMENT ON MACRO TABLE sqlanon_published_st IS 'Anatomy sensitive table of relea
 -- Generalized release r: one row per published record.
 CREATE OR REPLACE MACRO sqlanon_published(project, r) AS TABLE
     SELECT * EXCLUDE (release)
-    FROM query_table('sqlanon_' || project || '_published')
+    FROM sqlanon__published_rows(project)
     WHERE release = r
     ORDER BY ALL;
 COMMENT ON MACRO TABLE sqlanon_published IS 'Generalized release r of a project: group_id, generalized QI columns, SA.';

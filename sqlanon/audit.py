@@ -217,7 +217,7 @@ def audit(con: duckdb.DuckDBPyConnection, project: str, m: int) -> AuditReport:
         )
     table = p.scratch("audit", f"_{next(_serial)}")
     try:
-        releases = [r[0] for r in con.fetch(f"SELECT DISTINCT release FROM {p.ref('st')} ORDER BY 1")]
+        releases = [r[0] for r in con.fetch("SELECT DISTINCT release FROM sqlanon__st_rows(?) ORDER BY 1", [project])]
         skipped: dict[str, str] = {}
         parts, params = [], []
         for name in CHECKS:

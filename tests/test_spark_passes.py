@@ -114,3 +114,26 @@ def test_the_passes_give_duckdbs_results_on_spark():
         want = [tuple(r) for r in con.execute(check).fetchall()]
         got = [tuple(r) for r in spark.sql(passes.translate(check, macros=MACROS).sql("spark")).collect()]
         assert got == want, (name, got, want)
+
+
+def test_columns_over_an_inlined_star_macro():
+    """COLUMNS(lambda ...) over a table macro whose body is ``SELECT * FROM
+    <one table>`` (the published tables' readers, macros/published.sql) takes
+    that table's columns; over anything else it is still refused."""
+    from sqlanon.engines.spark.errors import SparkSQLError
+    from sqlanon.engines.spark.macros import inline_table_macros
+
+    tmacros = {"rows_of": ([("project", None)], sqlglot.parse_one("SELECT * FROM query_table('sqlanon_' || project || '_st')", read="duckdb")),
+               "joined": ([("project", None)], sqlglot.parse_one("SELECT * FROM a JOIN b USING (k)", read="duckdb"))}
+    cols = {"sqlanon_p_st": ["release", "group_id", "occupation", "count"]}
+
+    def columns_of(t):
+        return cols[t.name]
+
+    tree = sqlglot.parse_one("SELECT release, COLUMNS(lambda c: c NOT IN ('release', 'group_id', 'count')) AS sa "
+                             "FROM rows_of('p')", read="duckdb")
+    out = inline_table_macros(tree, tmacros, columns_of).sql("duckdb")
+    assert "occupation AS sa" in out.replace('"', "") and "sqlanon_p_st" in out
+    with pytest.raises(SparkSQLError, match="only over one table"):
+        inline_table_macros(sqlglot.parse_one("SELECT COLUMNS(lambda c: c <> 'k') FROM joined('p')", read="duckdb"),
+                            tmacros, columns_of)

@@ -117,9 +117,10 @@ def inline_table_macros(tree: exp.Expression, tmacros, columns_of) -> exp.Expres
         if not stars:
             continue
         src = sel.args.get("from_") or sel.args.get("from")
-        if src is None or not isinstance(src.this, exp.Table) or sel.args.get("joins"):
+        base = None if src is None or sel.args.get("joins") else _star_source(src.this)
+        if base is None:
             raise SparkSQLError("the Spark engine expands COLUMNS(...) only over one table")
-        names = columns_of(src.this)
+        names = columns_of(base)
         for star in stars:
             lam = star.this
             var = lam.expressions[0].name
@@ -138,6 +139,23 @@ def inline_table_macros(tree: exp.Expression, tmacros, columns_of) -> exp.Expres
             else:
                 raise SparkSQLError("COLUMNS(...) outside a function call must select one column on Spark")
     return tree
+
+
+def _star_source(node: exp.Expression) -> exp.Table | None:
+    """The one table whose columns ``node`` (a FROM item) has: a table, or a
+    subquery ``SELECT * FROM <one table>`` (an inlined table macro such as
+    ``sqlanon__qit_rows``, with or without a WHERE), followed down; None for
+    anything else."""
+    while isinstance(node, exp.Subquery):
+        inner = node.this
+        if not isinstance(inner, exp.Select) or inner.args.get("joins") or inner.args.get("group") \
+                or len(inner.expressions) != 1 or not isinstance(inner.expressions[0], exp.Star):
+            return None
+        src = inner.args.get("from_") or inner.args.get("from")
+        if src is None:
+            return None
+        node = src.this
+    return node if isinstance(node, exp.Table) else None
 
 
 def _lambda_test(e: exp.Expression, var: str, name: str):
