@@ -603,3 +603,18 @@ def test_cells_that_print_alike_are_one_published_group(con):
     k, groups, rows, dl, el, _ = con.execute("SELECT * FROM sqlanon_profile('dup_out', ['c'], 's')").fetchall()[0]
     assert (r.k, r.classes, r.distinct_l, r.discernibility, r.t) == (k, 2, dl, rows * rows, 0.0) == (22, 2, 3, 484, 0.0)
     assert groups == 1 and r.entropy_l == pytest.approx(el)
+
+
+@settings(max_examples=40, deadline=None)
+@given(groups=st.lists(st.tuples(st.integers(0, 2), st.sampled_from(["a", "b"]), st.sampled_from(["x", "y", "z"]),
+                                 st.integers(1, 4)), min_size=1, max_size=12))
+def test_counted_profiles_are_the_profile_of_the_repeated_rows(groups):
+    """sqlanon__profile_counted and its unchecked twin (what Mondrian's check reads: docs/static.md)
+    on rows that each stand for sqlanon__n rows are sqlanon_profile of the rows repeated."""
+    con = sqlanon.connect()
+    con.execute("CREATE TABLE g (q0 INTEGER, q1 VARCHAR, s VARCHAR, sqlanon__n BIGINT)")
+    con.executemany("INSERT INTO g VALUES (?, ?, ?, ?)", [list(x) for x in groups])
+    con.execute("CREATE TABLE r AS SELECT q0, q1, s FROM g, range(sqlanon__n)")
+    want = con.execute("SELECT * FROM sqlanon_profile('r', ['q0', 'q1'], 's')").fetchall()
+    for macro in ("sqlanon__profile_counted", "sqlanon__profile_counted_unchecked"):
+        assert con.execute(f"SELECT * FROM {macro}('g', ['q0', 'q1'], 's')").fetchall() == want, macro
