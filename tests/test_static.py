@@ -468,6 +468,16 @@ def test_reserved_column_names_and_a_failed_statement_leave_the_connection_usabl
             anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3)
     finally:
         sqlanon.static.templates.render = broken
+    checks = sqlanon.static._guarantee  # the checks fail in their thread (sqlanon/static.py, _Steps._start)
+    def fail_checks(*args, **kw):
+        raise RuntimeError("bang")
+    sqlanon.static._guarantee = fail_checks
+    try:
+        with pytest.raises(RuntimeError, match="bang"):
+            anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3)
+    finally:
+        sqlanon.static._guarantee = checks
+    assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rz2_anonymized'").fetchall()[0][0]
     assert anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3).k >= 3
 
 
@@ -563,9 +573,11 @@ def test_without_pyarrow_the_sql_dictionaries_are_used(con, monkeypatch):
     """pyarrow is not a dependency of the package: without it the call takes the SQL dictionaries
     and publishes the same table (rows in the same storage order)."""
     import sqlanon.static as static_mod
+    import sqlanon.static_output as output_mod
     load_adult(con, "adult", complete=True)
     anonymize(con, "adult", qi=ADULT_QI, sa="occupation", k=10, output="with_arrow")
     monkeypatch.setattr(static_mod, "pa", None)
+    monkeypatch.setattr(output_mod, "pa", None)  # (the output frames: pandas categoricals)
     anonymize(con, "adult", qi=ADULT_QI, sa="occupation", k=10, output="without")
     assert con.execute("SELECT * FROM with_arrow").fetchall() == con.execute("SELECT * FROM without").fetchall()
 
