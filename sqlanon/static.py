@@ -164,11 +164,15 @@ def _publish(con, job: _Job, n_rows: int, settings=None) -> AnonymizeResult:
         steps = _Steps(con, job, prof)
         try:
             dims, sa_codes = steps.codes()
-            pid, levels = mondrian.partition(dims, job.k, strict=job.strict, sa=sa_codes, l=job.l,
-                                             diversity=job.diversity, c=job.c, t=job.t, weights=steps.weights,
+            # strict without l or t: the tree on the atoms' distinct QI tuples (mondrian.qi_tuples)
+            tuples = mondrian.qi_tuples(dims, steps.weights) if (
+                steps.weights is not None and job.strict and job.l is None and job.t is None) else None
+            tree_dims, tree_w = (dims, steps.weights) if tuples is None else tuples[:2]
+            pid, levels = mondrian.partition(tree_dims, job.k, strict=job.strict, sa=sa_codes if tuples is None else None,
+                                             l=job.l, diversity=job.diversity, c=job.c, t=job.t, weights=tree_w,
                                              finals=steps.finals)
             prof.mark(f"partition tree, {levels} levels (numpy)")
-            per_list, classes = steps.publish(dims, pid)
+            per_list, classes = steps.publish(dims, pid, tuples)
             checked = _verify(con, job, classes, steps.checked_table, steps.emd, steps.counted_table, steps.groups_np,
                               steps.guarantee)
             prof.mark(f"check macros on {steps.counted_table or steps.checked_table}")
@@ -271,14 +275,15 @@ class _Steps:
         self.prof.mark("read the codes (numpy)")
         return dims, sa_codes
 
-    def publish(self, dims, pid: np.ndarray):
+    def publish(self, dims, pid: np.ndarray, tuples=None):
         """03_publish from the partition ids: the class extents (numpy) go in as registered
-        DataFrames; returns (NCP per QI, in %, the number of classes)."""
+        DataFrames; returns (NCP per QI, in %, the number of classes). ``tuples``: the tree ran on
+        the QI tuples (``mondrian.qi_tuples``: their Dims, rows, each atom's tuple), ``pid`` theirs."""
         job, con = self.job, self.con
         if self.weights is not None and not job.strict:  # relaxed on atoms: the pieces are the rows from here on
             dims, pid = self._pieces(dims)
         codes = self.codes_by_rid
-        codes["pid"] = pid
+        codes["pid"] = pid if tuples is None else pid[tuples[2]]
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
             # a number of an integer type whose values are exact as DOUBLE: its cells formatted here
@@ -287,8 +292,11 @@ class _Steps:
         # every cell built in numpy (the Arrow read; categories with bits, integer numbers): no class table,
         # NCP and the published groups from the class extents here
         job.ctx["cls"] = not (job.ctx["fast"] and all(c["bits"] or c["int_cells"] for c in job.spec))
-        stats, cls_of_row, factors = _class_stats(con, dims, pid, job.spec, self.weights, self.finals,
+        stats, cls_of_row, factors = _class_stats(con, dims if tuples is None else tuples[0], pid, job.spec,
+                                                  self.weights if tuples is None else tuples[1], self.finals,
                                                   self.dict_values, int_cells=not job.ctx["cls"])
+        if tuples is not None:  # each atom's class: its tuple's
+            cls_of_row = cls_of_row[tuples[2]]
         self.factors = {i: _distinct_cells(*f) for i, f in factors.items()}
         per_list = None
         if job.ctx["cls"]:

@@ -630,3 +630,24 @@ def test_counted_profiles_are_the_profile_of_the_repeated_rows(groups):
     want = con.execute("SELECT * FROM sqlanon_profile('r', ['q0', 'q1'], 's')").fetchall()
     for macro in ("sqlanon__profile_counted", "sqlanon__profile_counted_unchecked"):
         assert con.execute(f"SELECT * FROM {macro}('g', ['q0', 'q1'], 's')").fetchall() == want, macro
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), q=st.integers(1, 3), k=st.integers(1, 6))
+def test_tree_on_qi_tuples_gives_the_atoms_ids(data, q, k):
+    """Strict Mondrian without l or t runs on the atoms' distinct QI tuples (mondrian.qi_tuples):
+    each atom gets the partition id the tree on the atoms gives it, in as many levels."""
+    n = data.draw(st.integers(1, 40))
+    nd = [data.draw(st.integers(1, 5)) for _ in range(q)]
+    ranks = np.array([[data.draw(st.integers(0, nd[d] - 1)) for _ in range(n)] for d in range(q)], dtype=np.int32)
+    nd = [float(np.unique(r).size) for r in ranks]
+    ranks = np.array([np.unique(r, return_inverse=True)[1].reshape(-1) for r in ranks], dtype=np.int32)
+    numeric = [data.draw(st.booleans()) for _ in range(q)]
+    values = [np.arange(int(x), dtype=np.float64) * 2 if numeric[d] else None for d, x in enumerate(nd)]
+    dims = mondrian_np.Dims(ranks, values, [2 * (x - 1) for x in nd], nd)
+    weights = np.array([data.draw(st.integers(1, 4)) for _ in range(n)], dtype=np.int64)
+    want, want_levels = mondrian_np.partition(dims, k, weights=weights)
+    tdims, rows, of_row = mondrian_np.qi_tuples(dims, weights)
+    assert rows.sum() == weights.sum() and tdims.ranks.shape[1] == len({tuple(c) for c in ranks.T})
+    got, levels = mondrian_np.partition(tdims, k, weights=rows)
+    assert np.array_equal(got[of_row], want) and levels == want_levels
