@@ -15,7 +15,6 @@ before the one transaction commits.
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
@@ -181,7 +180,6 @@ def _publish(con, job: _Job, n_rows: int, settings=None) -> AnonymizeResult:
             engine.commit()
             prof.mark("COMMIT")
         except BaseException:
-            steps.wait(errors=False)  # (a statement still running in its thread: done before the rollback)
             try:
                 engine.rollback()  # first: nothing else runs in an aborted transaction
             finally:
@@ -219,7 +217,6 @@ class _Steps:
         self.emd = None  # presorted, without t requested: the published groups' largest EMD (numpy)
         self.counted_table = None  # presorted and grouped, with an SA: the groups' frame (sqlanon__n rows each)
         self.groups_np = None  # without the class table: (discernibility, published groups, rows) from numpy
-        self.pending = None  # (thread, its outcome) of what _start runs
         self.guarantee = None  # presorted: _guarantee's numbers, the published row count as "published"
 
     def render(self, name: str) -> list:
@@ -328,57 +325,23 @@ class _Steps:
         *view, create = statements
         self.run("03_publish", view)
         self.prof.mark("output groups in class, SA order (numpy)")
-        # two statements in a second thread (DuckDB releases the GIL while it runs; issue 35, eighth round), each
-        # while numpy builds what the next needs or the result: the checks on the groups while the rows frame is
-        # built, the published table while the largest EMD, NCP and the published groups are
-        self._start(lambda: _guarantee(con, job, self.checked_table, None, self.counted_table, emd_later=out.with_emd))
-        try:
-            rows = out.rows()
-            self.prof.mark("output rows (numpy) while the checks run")
-        finally:
-            self.guarantee = self.wait()
+        if ncp is None:
+            per_list = _ncp_of_classes(stats, dims, job.spec)
+            self.groups_np = _published_groups(stats["n"], self.factors, job.spec)
+        self.emd = out.emd()
+        self.prof.mark("NCP, published groups, largest EMD (numpy)")
+        # the checks on the groups frame, then the table is written from the rows frame (CREATE TABLE AS returns
+        # its row count: the published count); _verify compares them before the commit
+        self.guarantee = _guarantee(con, job, self.checked_table, self.emd, self.counted_table)
         self.prof.mark(f"check macros on {self.counted_table or self.checked_table}")
-        self.register("sqlanon__mdr_rows", rows)
-        self._start(lambda: con.execute(create).fetchall()[0][0])  # (CREATE TABLE AS returns its row count)
-        try:
-            if ncp is None:
-                per_list = _ncp_of_classes(stats, dims, job.spec)
-                self.groups_np = _published_groups(stats["n"], self.factors, job.spec)
-            self.emd = out.emd()
-            self.prof.mark("NCP, published groups, largest EMD (numpy) while the table is written")
-        finally:
-            self.guarantee["published"] = self.wait()
+        self.register("sqlanon__mdr_rows", out.rows())
+        self.prof.mark("output rows (numpy)")
+        self.guarantee["published"] = con.execute(create).fetchall()[0][0]
         self.prof.mark(_stmt_label("03_publish", len(statements), create))
         if ncp is not None:
             per_list = con.execute(ncp).fetchall()[0][0]
             self.prof.mark(_stmt_label("03_publish", len(statements) + 1, ncp))
         return per_list, len(stats["pid"])
-
-    def _start(self, run) -> None:
-        """Call ``run()`` (statements on the connection) in a second thread (DuckDB releases the GIL while a
-        statement runs); until :meth:`wait`, this thread does not use the connection."""
-        box: dict = {}
-
-        def work() -> None:
-            try:
-                box["result"] = run()
-            except BaseException as exc:  # re-raised by wait, in the caller's thread
-                box["error"] = exc
-
-        thread = threading.Thread(target=work, name="sqlanon-anonymize", daemon=True)
-        thread.start()
-        self.pending = (thread, box)
-
-    def wait(self, errors: bool = True):
-        """Wait for what :meth:`_start` runs; its result, or (``errors``) its error raised."""
-        if self.pending is None:
-            return None
-        thread, box = self.pending
-        thread.join()
-        self.pending = None
-        if errors and "error" in box:
-            raise box["error"]
-        return box.get("result")
 
     def _pieces(self, dims):
         """Relaxed Mondrian on atoms: a cut may split an atom into pieces (``mondrian.partition``), so
@@ -568,11 +531,9 @@ def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None
     and cells (``_published_groups``) when no class table was made; the published row count is
     read in the statement of the checks. ``m``: ``_guarantee``'s numbers when ``_Steps.publish`` ran the
     checks (on the frame, before the table was written from it; the published row count is what the
-    table's ``CREATE TABLE ... AS`` returned), with ``emd`` the result's ``t`` (not requested)."""
+    table's ``CREATE TABLE ... AS`` returned)."""
     if m is None:
         m = _guarantee(con, job, checked, emd, counted, count_of=job.output)
-    elif emd is not None:  # (m: _guarantee's numbers, run while the rows were built, without the EMD)
-        m["t"] = emd
     published = m["published"]
     if groups is not None:
         disc, c_groups, c_rows = groups

@@ -217,7 +217,7 @@ def _check_hierarchy_values(con, source, qi, spec) -> None:
 
 
 def _guarantee(con, job: _Job, checked: str, emd: float | None = None, counted: str | None = None,
-               count_of: str | None = None, emd_later: bool = False) -> dict:
+               count_of: str | None = None) -> dict:
     """k, groups, rows, distinct l (dl), entropy l (el), t and, for recursive diversity,
     c_required (creq) of table ``checked``, by the check macros. ``emd``: t when it was not
     requested (then not a guarantee but a number of the result), computed from the output
@@ -228,9 +228,7 @@ def _guarantee(con, job: _Job, checked: str, emd: float | None = None, counted: 
     row per group instead of one per published row; ``sqlanon__profile_counted`` without its name
     check: the frame was built by ``_output_frame`` with the QI and SA names ``anonymize`` checked on
     the source); t and recursive diversity still read ``checked``.
-    ``count_of``: a table whose row count the same statement reads (``published``).
-    ``emd_later``: t was not requested and the caller computes the EMD after this (``t`` is None
-    here; sqlanon_t_closeness does not run)."""
+    ``count_of``: a table whose row count the same statement reads (``published``)."""
     qi, sa = job.qi, job.sa
     count = f", (SELECT count(*) FROM {ident.quote(count_of)})" if count_of else ""
     if sa is None:
@@ -240,7 +238,7 @@ def _guarantee(con, job: _Job, checked: str, emd: float | None = None, counted: 
     # the profile of the groups' frame with its counts (sqlanon__profile_counted_unchecked: sqlanon_profile of
     # the frame with each group repeated sqlanon__n times, i.e. of the view checked) when there is one
     profile = "sqlanon_profile" if counted is None else "sqlanon__profile_counted_unchecked"
-    if job.t is None and (emd is not None or emd_later):
+    if emd is not None and job.t is None:
         got = con.execute(f"SELECT k, groups, rows, distinct_l, entropy_l, $4::DOUBLE{count} FROM {profile}($1, $2, $3)",
                           [checked if counted is None else counted, qi, sa, emd]).fetchall()[0]
     else:

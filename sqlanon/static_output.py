@@ -1,8 +1,7 @@
 """The published rows of static Mondrian as two registered frames (docs/static.md, "What runs
 where": output groups): the groups the check macros read and the rows the published table copies,
 and the largest EMD of the published groups. Used by ``sqlanon.static``; only the constructor of
-:class:`_Output` reads the database (the cells of a class table), so its methods may run while a
-statement runs on the connection in another thread."""
+:class:`_Output` reads the database (the cells of a class table)."""
 
 from __future__ import annotations
 
@@ -43,8 +42,7 @@ class _Output:
     half as many as the rows (relaxed Mondrian's small classes), the groups frame holds the rows,
     one each, without ``sqlanon__n`` (``grouped`` false).
     ``known``: per QI (index) whose cells ``_class_stats`` built, (each class's code, the distinct
-    cells): those are not read back from ``sqlanon__mdr_cls``. Only the constructor reads ``con``:
-    the methods may run while a statement on ``con`` runs in another thread (``_Steps.publish``).
+    cells): those are not read back from ``sqlanon__mdr_cls`` (only the constructor reads ``con``).
     Sets ``job.ctx["grouped"]`` and ``job.ctx["rows_grouped"]``."""
 
     def __init__(self, con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None, sa_texts=None,

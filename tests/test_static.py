@@ -468,7 +468,7 @@ def test_reserved_column_names_and_a_failed_statement_leave_the_connection_usabl
             anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3)
     finally:
         sqlanon.static.templates.render = broken
-    checks = sqlanon.static._guarantee  # the checks fail in their thread (sqlanon/static.py, _Steps._start)
+    checks = sqlanon.static._guarantee  # the checks fail (before the table is written: _Steps.publish)
     def fail_checks(*args, **kw):
         raise RuntimeError("bang")
     sqlanon.static._guarantee = fail_checks
