@@ -102,9 +102,10 @@ def anonymize(
     presorted = not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))
     atoms = presorted  # Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
     # one statement read to Arrow, the categories coded in numpy by their text's byte order (DuckDB's VARCHAR order
-    # unless a collation is set: then the dictionaries in SQL) (collation, row count, release settings: one statement)
-    count = f"(SELECT count(*) FROM {ident.qualified(con, source)})" if presorted else "NULL"
-    collation, n_rows, *settings = con.execute(f"SELECT current_setting('default_collation'), {count}, {_SETTINGS}").fetchall()[0]
+    # unless a collation is set: then the dictionaries in SQL) (collation and release settings: one statement; the
+    # presorted path counts its rows from the atoms, the other from check_data)
+    collation, *settings = con.execute(f"SELECT current_setting('default_collation'), {_SETTINGS}").fetchall()[0]
+    n_rows = None
     fast = pa is not None and presorted and not given and not collation
 
     def check_data(rel: str | None = None) -> int:
@@ -145,7 +146,7 @@ class _Job:
     check_data: object = None   # _check_data on a relation (with atoms: run on the atoms table)
 
 
-def _publish(con, job: _Job, n_rows: int, settings=None) -> AnonymizeResult:
+def _publish(con, job: _Job, n_rows: int | None, settings=None) -> AnonymizeResult:
     """The one transaction of :func:`anonymize`: codes, partition tree, publishing, checks."""
     engine = as_engine(con)
     prof = _Profile()  # per-statement timings, logged at DEBUG by the "sqlanon.profile" logger
@@ -157,12 +158,12 @@ def _publish(con, job: _Job, n_rows: int, settings=None) -> AnonymizeResult:
                            "(it runs as one transaction of its own)") from exc
     # a small source on one thread (sqlanon.publisher.SINGLE_THREAD_ROWS) unless presorted: its threads kept,
     # its copy written serially (03_publish; a SET threads empties DuckDB's allocator: docs/static.md)
-    small = n_rows < SINGLE_THREAD_ROWS
-    job.ctx["serial"] = small and job.ctx["presorted"]
+    small = n_rows is not None and n_rows < SINGLE_THREAD_ROWS  # (presorted: n_rows None, counted from the atoms)
     with engine.release_scope(lambda: not small or job.ctx["presorted"], settings):
         steps = _Steps(con, job, prof)
         try:
             dims, sa_codes = steps.codes()
+            job.ctx["serial"] = job.ctx["presorted"] and int(steps.weights.sum()) < SINGLE_THREAD_ROWS
             # strict without l or t: the tree on the atoms' distinct QI tuples (mondrian.qi_tuples)
             tuples = mondrian.qi_tuples(dims, steps.weights) if (
                 steps.weights is not None and job.strict and job.l is None and job.t is None) else None
