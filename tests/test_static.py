@@ -651,3 +651,9 @@ def test_tree_on_qi_tuples_gives_the_atoms_ids(data, q, k):
     assert rows.sum() == weights.sum() and tdims.ranks.shape[1] == len({tuple(c) for c in ranks.T})
     got, levels = mondrian_np.partition(tdims, k, weights=rows)
     assert np.array_equal(got[of_row], want) and levels == want_levels
+
+
+def test_qi_tuples_whose_key_would_not_fit_are_not_made():
+    nd = [2.0 ** 31, 2.0 ** 31, 2.0]  # the mixed-radix key would need 63 bits
+    dims = mondrian_np.Dims(np.zeros((3, 4), dtype=np.int32), [None] * 3, [0.0] * 3, nd)
+    assert mondrian_np.qi_tuples(dims, np.ones(4, dtype=np.int64)) is None
