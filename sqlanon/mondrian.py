@@ -23,9 +23,11 @@ levels gave.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 _BIG = np.iinfo(np.int64).max
 # cells of a dense (segment x value) histogram, or of a (candidate cut x SA value)
@@ -58,6 +60,29 @@ def dense_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return rank_of[off].astype(np.int32), (np.flatnonzero(present) + lo).astype(np.float64)
     values, inv = np.unique(x, return_inverse=True)
     return inv.astype(np.int32).reshape(-1), values
+
+
+def qi_tuples(dims: Dims, weights: np.ndarray):
+    """The distinct QI tuples of the rows (each row an atom standing for ``weights`` rows):
+    (Dims of the tuples, in the order of their first row; each tuple's rows; each row's tuple),
+    or None when a tuple's mixed-radix key would not fit an int64. Strict Mondrian without l
+    or t reads no SA: every test of a cut reads counts and sets of QI values, so the tuples,
+    each weighted by its rows, get exactly the partition ids their atoms would get (Adult:
+    11,089 tuples for 18,109 atoms; issue 35, eighth round)."""
+    q, n = dims.ranks.shape
+    if q == 0 or n == 0 or math.prod(int(x) for x in dims.nd) >= 2 ** 62:
+        return None
+    key = dims.ranks[0].astype(np.int64)
+    radix = int(dims.nd[0])
+    for d in range(1, q):
+        key += dims.ranks[d].astype(np.int64) * radix
+        radix *= int(dims.nd[d])
+    of_row, uniq = pd.factorize(key)  # (a hash table: no sort)
+    m = uniq.size
+    first = np.empty(m, dtype=np.int64)
+    first[of_row[::-1]] = np.arange(n - 1, -1, -1, dtype=np.int64)  # each tuple's first row
+    rows = np.bincount(of_row, weights=weights, minlength=m).astype(np.int64)
+    return Dims(np.ascontiguousarray(dims.ranks[:, first]), dims.values, dims.range_, dims.nd), rows, of_row
 
 
 def _seg_exclusive_cumsum(flags: np.ndarray, starts: np.ndarray, seg: np.ndarray, dtype=None) -> np.ndarray:

@@ -34,6 +34,7 @@ from .engine import as_engine
 from .publisher import SINGLE_THREAD_ROWS, _Profile, _stmt_label
 from .static_cells import (_set_cells, _int_cells, _ncp_of_classes, _published_groups,  # noqa: F401
                            _largest_emd, _distinct_cells, _sorted_codes)
+from .static_output import _Output, _dictionary  # noqa: F401
 from .static_checks import (_check_params, _check_columns, _qi_spec, _check_data, _check_hierarchy_values,
                             _is_numeric, _judge_data, _guarantee, _meets)
 _SETTINGS = "current_setting('preserve_insertion_order'), current_setting('threads')"  # (release_scope's)
@@ -101,9 +102,10 @@ def anonymize(
     presorted = not keep and (sa is None or cols[sa] == "VARCHAR" or _is_numeric(cols[sa]))
     atoms = presorted  # Mondrian on the presorted path reads atoms (sql/mondrian/01_prepare)
     # one statement read to Arrow, the categories coded in numpy by their text's byte order (DuckDB's VARCHAR order
-    # unless a collation is set: then the dictionaries in SQL) (collation, row count, release settings: one statement)
-    count = f"(SELECT count(*) FROM {ident.qualified(con, source)})" if presorted else "NULL"
-    collation, n_rows, *settings = con.execute(f"SELECT current_setting('default_collation'), {count}, {_SETTINGS}").fetchall()[0]
+    # unless a collation is set: then the dictionaries in SQL) (collation and release settings: one statement; the
+    # presorted path counts its rows from the atoms, the other from check_data)
+    collation, *settings = con.execute(f"SELECT current_setting('default_collation'), {_SETTINGS}").fetchall()[0]
+    n_rows = None
     fast = pa is not None and presorted and not given and not collation
 
     def check_data(rel: str | None = None) -> int:
@@ -144,7 +146,7 @@ class _Job:
     check_data: object = None   # _check_data on a relation (with atoms: run on the atoms table)
 
 
-def _publish(con, job: _Job, n_rows: int, settings=None) -> AnonymizeResult:
+def _publish(con, job: _Job, n_rows: int | None, settings=None) -> AnonymizeResult:
     """The one transaction of :func:`anonymize`: codes, partition tree, publishing, checks."""
     engine = as_engine(con)
     prof = _Profile()  # per-statement timings, logged at DEBUG by the "sqlanon.profile" logger
@@ -156,18 +158,23 @@ def _publish(con, job: _Job, n_rows: int, settings=None) -> AnonymizeResult:
                            "(it runs as one transaction of its own)") from exc
     # a small source on one thread (sqlanon.publisher.SINGLE_THREAD_ROWS) unless presorted: its threads kept,
     # its copy written serially (03_publish; a SET threads empties DuckDB's allocator: docs/static.md)
-    small = n_rows < SINGLE_THREAD_ROWS
-    job.ctx["serial"] = small and job.ctx["presorted"]
+    small = n_rows is not None and n_rows < SINGLE_THREAD_ROWS  # (presorted: n_rows None, counted from the atoms)
     with engine.release_scope(lambda: not small or job.ctx["presorted"], settings):
         steps = _Steps(con, job, prof)
         try:
             dims, sa_codes = steps.codes()
-            pid, levels = mondrian.partition(dims, job.k, strict=job.strict, sa=sa_codes, l=job.l,
-                                             diversity=job.diversity, c=job.c, t=job.t, weights=steps.weights,
+            job.ctx["serial"] = job.ctx["presorted"] and int(steps.weights.sum()) < SINGLE_THREAD_ROWS
+            # strict without l or t: the tree on the atoms' distinct QI tuples (mondrian.qi_tuples)
+            tuples = mondrian.qi_tuples(dims, steps.weights) if (
+                steps.weights is not None and job.strict and job.l is None and job.t is None) else None
+            tree_dims, tree_w = (dims, steps.weights) if tuples is None else tuples[:2]
+            pid, levels = mondrian.partition(tree_dims, job.k, strict=job.strict, sa=sa_codes if tuples is None else None,
+                                             l=job.l, diversity=job.diversity, c=job.c, t=job.t, weights=tree_w,
                                              finals=steps.finals)
             prof.mark(f"partition tree, {levels} levels (numpy)")
-            per_list, classes = steps.publish(dims, pid)
-            checked = _verify(con, job, classes, steps.checked_table, steps.emd, steps.counted_table, steps.groups_np)
+            per_list, classes = steps.publish(dims, pid, tuples)
+            checked = _verify(con, job, classes, steps.checked_table, steps.emd, steps.counted_table, steps.groups_np,
+                              steps.guarantee)
             prof.mark(f"check macros on {steps.counted_table or steps.checked_table}")
             steps.unregister()
             steps.run("09_cleanup")
@@ -211,6 +218,7 @@ class _Steps:
         self.emd = None  # presorted, without t requested: the published groups' largest EMD (numpy)
         self.counted_table = None  # presorted and grouped, with an SA: the groups' frame (sqlanon__n rows each)
         self.groups_np = None  # without the class table: (discernibility, published groups, rows) from numpy
+        self.guarantee = None  # presorted: _guarantee's numbers, the published row count as "published"
 
     def render(self, name: str) -> list:
         """``sql/mondrian/<name>.sql.j2``'s statements, rendered once per process and context
@@ -265,14 +273,15 @@ class _Steps:
         self.prof.mark("read the codes (numpy)")
         return dims, sa_codes
 
-    def publish(self, dims, pid: np.ndarray):
+    def publish(self, dims, pid: np.ndarray, tuples=None):
         """03_publish from the partition ids: the class extents (numpy) go in as registered
-        DataFrames; returns (NCP per QI, in %, the number of classes)."""
+        DataFrames; returns (NCP per QI, in %, the number of classes). ``tuples``: the tree ran on
+        the QI tuples (``mondrian.qi_tuples``: their Dims, rows, each atom's tuple), ``pid`` theirs."""
         job, con = self.job, self.con
         if self.weights is not None and not job.strict:  # relaxed on atoms: the pieces are the rows from here on
             dims, pid = self._pieces(dims)
         codes = self.codes_by_rid
-        codes["pid"] = pid
+        codes["pid"] = pid if tuples is None else pid[tuples[2]]
         for col in job.spec:  # categories whose values fit the bits of an int64
             col["bits"] = not col["numeric"] and not col["hier"] and dims.nd[col["i"]] <= 62
             # a number of an integer type whose values are exact as DOUBLE: its cells formatted here
@@ -281,8 +290,11 @@ class _Steps:
         # every cell built in numpy (the Arrow read; categories with bits, integer numbers): no class table,
         # NCP and the published groups from the class extents here
         job.ctx["cls"] = not (job.ctx["fast"] and all(c["bits"] or c["int_cells"] for c in job.spec))
-        stats, cls_of_row, factors = _class_stats(con, dims, pid, job.spec, self.weights, self.finals,
+        stats, cls_of_row, factors = _class_stats(con, dims if tuples is None else tuples[0], pid, job.spec,
+                                                  self.weights if tuples is None else tuples[1], self.finals,
                                                   self.dict_values, int_cells=not job.ctx["cls"])
+        if tuples is not None:  # each atom's class: its tuple's
+            cls_of_row = cls_of_row[tuples[2]]
         self.factors = {i: _distinct_cells(*f) for i, f in factors.items()}
         per_list = None
         if job.ctx["cls"]:
@@ -295,29 +307,41 @@ class _Steps:
             self.prof.mark("class extents (numpy)")
             classes = self.render("03_publish")[0]
             self.run("03_publish", [classes])
-        else:
-            per_list = _ncp_of_classes(stats, dims, job.spec)
-            self.groups_np = _published_groups(stats["n"], self.factors, job.spec)
-            self.prof.mark("class extents, cells, NCP (numpy)")
-        if job.ctx["presorted"]:
-            groups, rows, job.ctx["grouped"], self.emd = _output_frame(con, job, cls_of_row, codes.get("sc"),
-                                                                       self.weights, self.sa_texts, self.factors)
-            self.register("sqlanon__mdr_grp", groups)
-            self.register("sqlanon__mdr_rows", rows)
-            self.checked_table = "sqlanon__mdr_out"
-            if job.ctx["grouped"] and job.sa is not None:
-                self.counted_table = "sqlanon__mdr_grp"
-            # the view the check macros read (t, recursive diversity, or no groups frame to count from)
-            job.ctx["view"] = (self.counted_table is None or job.t is not None
-                               or (job.l is not None and job.diversity == "recursive"))
-            self.prof.mark("output groups in class, SA order (numpy)")
-        rest = self.render("03_publish")[1 if job.ctx["cls"] else 0:]
-        if per_list is None:
+        if not job.ctx["presorted"]:  # the rows joined to their class (kept columns, another SA type)
+            rest = self.render("03_publish")[1:]
             self.run("03_publish", rest[:-1], first=2)
             per_list = con.execute(rest[-1]).fetchall()[0][0]
             self.prof.mark(_stmt_label("03_publish", len(rest) + 1, rest[-1]))
-        else:
-            self.run("03_publish", rest)
+            return per_list, len(stats["pid"])
+        out = _Output(con, job, cls_of_row, codes.get("sc"), self.weights, self.sa_texts, self.factors)
+        self.checked_table = "sqlanon__mdr_out"
+        if job.ctx["grouped"] and job.sa is not None:
+            self.counted_table = "sqlanon__mdr_grp"
+        # the view the check macros read (t, recursive diversity, or no groups frame to count from)
+        job.ctx["view"] = (self.counted_table is None or job.t is not None
+                           or (job.l is not None and job.diversity == "recursive"))
+        self.register("sqlanon__mdr_grp", out.groups())
+        statements = self.render("03_publish")[1 if job.ctx["cls"] else 0:]
+        ncp = statements.pop() if job.ctx["cls"] else None
+        *view, create = statements
+        self.run("03_publish", view)
+        self.prof.mark("output groups in class, SA order (numpy)")
+        if ncp is None:
+            per_list = _ncp_of_classes(stats, dims, job.spec)
+            self.groups_np = _published_groups(stats["n"], self.factors, job.spec)
+        self.emd = out.emd()
+        self.prof.mark("NCP, published groups, largest EMD (numpy)")
+        # the checks on the groups frame, then the table is written from the rows frame (CREATE TABLE AS returns
+        # its row count: the published count); _verify compares them before the commit
+        self.guarantee = _guarantee(con, job, self.checked_table, self.emd, self.counted_table)
+        self.prof.mark(f"check macros on {self.counted_table or self.checked_table}")
+        self.register("sqlanon__mdr_rows", out.rows())
+        self.prof.mark("output rows (numpy)")
+        self.guarantee["published"] = con.execute(create).fetchall()[0][0]
+        self.prof.mark(_stmt_label("03_publish", len(statements), create))
+        if ncp is not None:
+            per_list = con.execute(ncp).fetchall()[0][0]
+            self.prof.mark(_stmt_label("03_publish", len(statements) + 1, ncp))
         return per_list, len(stats["pid"])
 
     def _pieces(self, dims):
@@ -483,81 +507,8 @@ def _class_stats(con, dims, pid: np.ndarray, spec, weights, finals, dict_values,
     return out, inv, factors
 
 
-def _output_frame(con, job: _Job, cls_of_row: np.ndarray, sc: np.ndarray | None, weights=None, sa_texts=None,
-                  known=None):
-    """The published rows as *groups*: one row per (class, SA value), in storage order
-    (class, then SA code), with its number of rows ``sqlanon__n`` (an atom counts
-    ``weights`` rows). Two frames of them:
-
-    * the groups, ``sqlanon__mdr_grp``, what the check macros read: per QI the class's
-      published cell as an integer code (read from ``sqlanon__mdr_cls``, one row per class,
-      or built by ``_class_stats``), the SA value's code, the class number and ``sqlanon__n``;
-    * the rows, ``sqlanon__mdr_rows``, what the published table copies (03_publish, one
-      ``CREATE TABLE ... AS`` with casts): each group repeated ``sqlanon__n`` times (here, by
-      one ``np.repeat`` of the group index), each QI and the SA as the same codes with the
-      texts as a dictionary (an Arrow dictionary array, or a pandas categorical without pyarrow).
-
-    A column's texts are distinct (``_distinct_cells``), so grouping by the codes groups the
-    published rows exactly (docs/static.md). Rows of one class and SA value are equal in the
-    published table, so the row order within a group is no information. When the groups are more than
-    half as many as the rows (relaxed Mondrian's small classes), the groups frame holds the rows,
-    one each, without ``sqlanon__n``.
-    ``known``: per QI (index) whose cells ``_class_stats`` built, (each class's code, the distinct
-    cells): those are not read back from ``sqlanon__mdr_cls``. Returns (the groups, the rows, whether the groups frame holds groups, the largest EMD)."""
-    n_sc = 1 if sc is None else int(sc.max()) + 1
-    key = cls_of_row if sc is None else cls_of_row * n_sc + sc
-    bins = (int(cls_of_row.max()) + 1) * n_sc
-    if bins <= 4 * key.size + 4096:  # (class, SA) counts in key order: no sort
-        reps = np.bincount(key, weights=weights, minlength=bins)
-        keys = np.flatnonzero(reps)
-        reps = reps[keys].astype(np.int64)
-    else:
-        keys, inv = np.unique(key, return_inverse=True)
-        reps = np.bincount(inv.reshape(-1), weights=weights, minlength=keys.size).astype(np.int64)
-    known = known or {}
-    read = [col for col in job.spec if col["i"] not in known]  # the other cells, from the class table
-    cells = con.execute("SELECT * EXCLUDE (sqlanon__eq) FROM (SELECT sqlanon__eq, "
-                        + ", ".join(f"sqlanon__g{col['i']}" for col in read)
-                        + " FROM sqlanon__mdr_cls ORDER BY sqlanon__eq)").fetchnumpy() if read else {}
-    factors = [known[col["i"]] if col["i"] in known else
-               pd.factorize(np.asarray(cells[f"sqlanon__g{col['i']}"], dtype=object)) for col in job.spec]
-    emd = None
-    if sc is not None and job.t is None:  # t requested: sqlanon_t_closeness computes it (_guarantee)
-        emd = _largest_emd(np.stack([codes for codes, _ in factors], axis=1), keys // n_sc, keys % n_sc, reps, n_sc)
-    grouped = 2 * keys.size <= int(reps.sum())
-    if not grouped:
-        keys, reps = np.repeat(keys, reps), np.ones(int(reps.sum()), dtype=np.int64)
-    cls = keys // n_sc
-    columns = [(job.qi[col["i"]], codes, uniques, cls) for col, (codes, uniques) in zip(job.spec, factors)]
-    if sc is not None:
-        values = sa_texts if sa_texts is not None else \
-            con.execute("SELECT list(v::VARCHAR ORDER BY sc) FROM sqlanon__mdr_sdict").fetchall()[0][0]
-        columns.append((job.sa, np.arange(len(values)), values, keys % n_sc))
-    job.ctx["rows_grouped"] = grouped and int(reps.sum()) >= SINGLE_THREAD_ROWS  # (03_publish's unnest: cheaper)
-    at = np.repeat(np.arange(keys.size), reps) if grouped and not job.ctx["rows_grouped"] else None  # row -> group
-    groups, rows = {}, {}
-    for name, codes, texts, of_group in columns:
-        code = np.asarray(codes).astype(np.int32, copy=False)[of_group]
-        groups[name] = code
-        rows[name] = _dictionary(code if at is None else code[at], texts)
-    groups[job.eq_class] = cls + 1
-    rows[job.eq_class] = groups[job.eq_class] if at is None else groups[job.eq_class][at]
-    groups.update({"sqlanon__n": reps} if grouped else {})
-    rows.update({"sqlanon__n": reps} if job.ctx["rows_grouped"] else {})
-    if pa is None:
-        return pd.DataFrame(groups, copy=False), pd.DataFrame(rows, copy=False), grouped, emd
-    return pa.table(groups), pa.table(rows), grouped, emd
-
-
-def _dictionary(codes: np.ndarray, texts):
-    """Texts by their codes: an Arrow dictionary array (DuckDB reads VARCHAR), else a pandas categorical."""
-    if pa is None:
-        return pd.Categorical.from_codes(codes, categories=pd.Index(texts, dtype=object))
-    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(list(texts), pa.string()))
-
-
 def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None, counted: str | None = None,
-            groups: tuple | None = None) -> dict:
+            groups: tuple | None = None, m: dict | None = None) -> dict:
     """The guarantee, checked on the published table by the check macros (the call
     fails, and nothing is written, if any is worse than requested); the result's numbers.
 
@@ -579,8 +530,11 @@ def _verify(con, job: _Job, classes: int, checked: str, emd: float | None = None
     (rows / groups / k) compute from the rows. The groups and rows counted both ways must
     agree, else the call fails. ``groups``: those numbers computed in numpy from the class extents
     and cells (``_published_groups``) when no class table was made; the published row count is
-    read in the statement of the checks."""
-    m = _guarantee(con, job, checked, emd, counted, count_of=job.output)
+    read in the statement of the checks. ``m``: ``_guarantee``'s numbers when ``_Steps.publish`` ran the
+    checks (on the frame, before the table was written from it; the published row count is what the
+    table's ``CREATE TABLE ... AS`` returned)."""
+    if m is None:
+        m = _guarantee(con, job, checked, emd, counted, count_of=job.output)
     published = m["published"]
     if groups is not None:
         disc, c_groups, c_rows = groups

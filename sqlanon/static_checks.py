@@ -224,8 +224,10 @@ def _guarantee(con, job: _Job, checked: str, emd: float | None = None, counted: 
     groups in numpy (``_largest_emd``): ``sqlanon_t_closeness`` runs only when t is requested.
     ``counted``: a table whose rows, each repeated ``sqlanon__n`` times, are ``checked``'s rows
     (the output groups, ``sqlanon__mdr_grp``): k, groups, rows and l are read from it by
-    ``sqlanon__profile_counted`` (what ``sqlanon_profile`` gives on ``checked``, from one row per
-    group instead of one per published row); t and recursive diversity still read ``checked``.
+    ``sqlanon__profile_counted_unchecked`` (what ``sqlanon_profile`` gives on ``checked``, from one
+    row per group instead of one per published row; ``sqlanon__profile_counted`` without its name
+    check: the frame was built by ``_output_frame`` with the QI and SA names ``anonymize`` checked on
+    the source); t and recursive diversity still read ``checked``.
     ``count_of``: a table whose row count the same statement reads (``published``)."""
     qi, sa = job.qi, job.sa
     count = f", (SELECT count(*) FROM {ident.quote(count_of)})" if count_of else ""
@@ -233,16 +235,15 @@ def _guarantee(con, job: _Job, checked: str, emd: float | None = None, counted: 
         got = con.execute(f"SELECT *{count} FROM sqlanon_k_anonymity(?, ?)", [checked, qi]).fetchall()[0]
         return {"k": got[0], "groups": got[1], "rows": got[2], "dl": None, "el": None, "t": None, "creq": None,
                 "published": got[3] if count_of else None}
-    # the profile of the groups' frame with its counts (sqlanon__profile_counted: sqlanon_profile of the
-    # frame with each group repeated sqlanon__n times, i.e. of the view checked) when there is one
+    # the profile of the groups' frame with its counts (sqlanon__profile_counted_unchecked: sqlanon_profile of
+    # the frame with each group repeated sqlanon__n times, i.e. of the view checked) when there is one
+    profile = "sqlanon_profile" if counted is None else "sqlanon__profile_counted_unchecked"
     if emd is not None and job.t is None:
-        got = con.execute(f"SELECT k, groups, rows, distinct_l, entropy_l, $4::DOUBLE{count} FROM "
-                          + ("sqlanon_profile($1, $2, $3)" if counted is None else "sqlanon__profile_counted($1, $2, $3)"),
+        got = con.execute(f"SELECT k, groups, rows, distinct_l, entropy_l, $4::DOUBLE{count} FROM {profile}($1, $2, $3)",
                           [checked if counted is None else counted, qi, sa, emd]).fetchall()[0]
     else:
         got = con.execute(f"SELECT p.k, p.groups, p.rows, p.distinct_l, p.entropy_l, c.t{count} FROM "
-                          + ("sqlanon_profile($1, $2, $3)" if counted is None else "sqlanon__profile_counted($4, $2, $3)")
-                          + " p, sqlanon_t_closeness($1, $2, $3, false) c",
+                          + f"{profile}({'$1' if counted is None else '$4'}, $2, $3) p, sqlanon_t_closeness($1, $2, $3, false) c",
                           [checked, qi, sa] + ([] if counted is None else [counted])).fetchall()[0]
     m = dict(zip(("k", "groups", "rows", "dl", "el", "t"), got), creq=None, published=got[6] if count_of else None)
     if job.l is not None and job.diversity == "recursive":

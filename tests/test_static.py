@@ -468,6 +468,16 @@ def test_reserved_column_names_and_a_failed_statement_leave_the_connection_usabl
             anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3)
     finally:
         sqlanon.static.templates.render = broken
+    checks = sqlanon.static._guarantee  # the checks fail (before the table is written: _Steps.publish)
+    def fail_checks(*args, **kw):
+        raise RuntimeError("bang")
+    sqlanon.static._guarantee = fail_checks
+    try:
+        with pytest.raises(RuntimeError, match="bang"):
+            anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3)
+    finally:
+        sqlanon.static._guarantee = checks
+    assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rz2_anonymized'").fetchall()[0][0]
     assert anonymize(con, "rz2", qi=["a", "b"], sa="s", k=3).k >= 3
 
 
@@ -563,9 +573,11 @@ def test_without_pyarrow_the_sql_dictionaries_are_used(con, monkeypatch):
     """pyarrow is not a dependency of the package: without it the call takes the SQL dictionaries
     and publishes the same table (rows in the same storage order)."""
     import sqlanon.static as static_mod
+    import sqlanon.static_output as output_mod
     load_adult(con, "adult", complete=True)
     anonymize(con, "adult", qi=ADULT_QI, sa="occupation", k=10, output="with_arrow")
     monkeypatch.setattr(static_mod, "pa", None)
+    monkeypatch.setattr(output_mod, "pa", None)  # (the output frames: pandas categoricals)
     anonymize(con, "adult", qi=ADULT_QI, sa="occupation", k=10, output="without")
     assert con.execute("SELECT * FROM with_arrow").fetchall() == con.execute("SELECT * FROM without").fetchall()
 
@@ -603,3 +615,45 @@ def test_cells_that_print_alike_are_one_published_group(con):
     k, groups, rows, dl, el, _ = con.execute("SELECT * FROM sqlanon_profile('dup_out', ['c'], 's')").fetchall()[0]
     assert (r.k, r.classes, r.distinct_l, r.discernibility, r.t) == (k, 2, dl, rows * rows, 0.0) == (22, 2, 3, 484, 0.0)
     assert groups == 1 and r.entropy_l == pytest.approx(el)
+
+
+@settings(max_examples=40, deadline=None)
+@given(groups=st.lists(st.tuples(st.integers(0, 2), st.sampled_from(["a", "b"]), st.sampled_from(["x", "y", "z"]),
+                                 st.integers(1, 4)), min_size=1, max_size=12))
+def test_counted_profiles_are_the_profile_of_the_repeated_rows(groups):
+    """sqlanon__profile_counted and its unchecked twin (what Mondrian's check reads: docs/static.md)
+    on rows that each stand for sqlanon__n rows are sqlanon_profile of the rows repeated."""
+    con = sqlanon.connect()
+    con.execute("CREATE TABLE g (q0 INTEGER, q1 VARCHAR, s VARCHAR, sqlanon__n BIGINT)")
+    con.executemany("INSERT INTO g VALUES (?, ?, ?, ?)", [list(x) for x in groups])
+    con.execute("CREATE TABLE r AS SELECT q0, q1, s FROM g, range(sqlanon__n)")
+    want = con.execute("SELECT * FROM sqlanon_profile('r', ['q0', 'q1'], 's')").fetchall()
+    for macro in ("sqlanon__profile_counted", "sqlanon__profile_counted_unchecked"):
+        assert con.execute(f"SELECT * FROM {macro}('g', ['q0', 'q1'], 's')").fetchall() == want, macro
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), q=st.integers(1, 3), k=st.integers(1, 6))
+def test_tree_on_qi_tuples_gives_the_atoms_ids(data, q, k):
+    """Strict Mondrian without l or t runs on the atoms' distinct QI tuples (mondrian.qi_tuples):
+    each atom gets the partition id the tree on the atoms gives it, in as many levels."""
+    n = data.draw(st.integers(1, 40))
+    nd = [data.draw(st.integers(1, 5)) for _ in range(q)]
+    ranks = np.array([[data.draw(st.integers(0, nd[d] - 1)) for _ in range(n)] for d in range(q)], dtype=np.int32)
+    nd = [float(np.unique(r).size) for r in ranks]
+    ranks = np.array([np.unique(r, return_inverse=True)[1].reshape(-1) for r in ranks], dtype=np.int32)
+    numeric = [data.draw(st.booleans()) for _ in range(q)]
+    values = [np.arange(int(x), dtype=np.float64) * 2 if numeric[d] else None for d, x in enumerate(nd)]
+    dims = mondrian_np.Dims(ranks, values, [2 * (x - 1) for x in nd], nd)
+    weights = np.array([data.draw(st.integers(1, 4)) for _ in range(n)], dtype=np.int64)
+    want, want_levels = mondrian_np.partition(dims, k, weights=weights)
+    tdims, rows, of_row = mondrian_np.qi_tuples(dims, weights)
+    assert rows.sum() == weights.sum() and tdims.ranks.shape[1] == len({tuple(c) for c in ranks.T})
+    got, levels = mondrian_np.partition(tdims, k, weights=rows)
+    assert np.array_equal(got[of_row], want) and levels == want_levels
+
+
+def test_qi_tuples_whose_key_would_not_fit_are_not_made():
+    nd = [2.0 ** 31, 2.0 ** 31, 2.0]  # the mixed-radix key would need 63 bits
+    dims = mondrian_np.Dims(np.zeros((3, 4), dtype=np.int32), [None] * 3, [0.0] * 3, nd)
+    assert mondrian_np.qi_tuples(dims, np.ones(4, dtype=np.int64)) is None
