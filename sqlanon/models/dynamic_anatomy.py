@@ -23,7 +23,7 @@ MODEL = Model(
     parameters=(L,),
     outputs=("anatomy",),
     context={"dynamic": True},
-    temps=TEMPS + ("deal", "vac", "merge", "claim", "pad", "ugrp", "cand", "univ", "mover"),
+    temps=TEMPS + ("deal", "vac", "msig", "merge", "claim", "pad", "ugrp", "cand", "univ", "mover"),
     tables=TABLES | {"away": "__away"},
     result_fields=RESULT_FIELDS,
 )
