@@ -288,20 +288,12 @@ def report(res: dict[int, dict]) -> str:
     return "\n".join(lines)
 
 
-_EDU_SB = pytest.mark.xfail(strict=False, reason=(
-    "open (issue 33 item 2), education m = 4, sliced-bucket, pooled over seeds 0-2 (2026-11-27): release 1 freq "
-    "+5.2 (step 8's groups and the cover rule: no carried group yet), release 3 z:age +7.5, ageout +5.4 points over "
-    "the share (+10.9 / +6.9 before its carried groups' counterfeits took their group's leftover tuples, block "
-    "carry_tuples; release 2 now +2.7). Not the bound of a value the QI shows (type_bound): HS-grad holds 32% of the "
-    "source but the QI predicts it weakly (docs/threat_model.md, \"Counterfeits\")"))
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("sa,m,model,output", [
     ("occupation", 5, "m-invariance", "anatomy"), ("occupation", 5, "m-invariance", "generalized"),
     ("occupation", 5, "sliced-bucket", "anatomy"),
     ("education", 4, "m-invariance", "anatomy"), ("education", 4, "m-invariance", "generalized"),
-    pytest.param("education", 4, "sliced-bucket", "anatomy", marks=_EDU_SB)])
+    ("education", 4, "sliced-bucket", "anatomy")])
 def test_red_team_history(sa, m, model, output):
     """Issue 33 item 2, the red team's setting: 7,500 persons, 3 releases,
     pooled over seeds 0-2 and both halves as training half (``pooled``). With
