@@ -226,7 +226,7 @@ def _guarantee(con, job: _Job, checked: str, emd: float | None = None, counted: 
     (the output groups, ``sqlanon__mdr_grp``): k, groups, rows and l are read from it by
     ``sqlanon__profile_counted_unchecked`` (what ``sqlanon_profile`` gives on ``checked``, from one
     row per group instead of one per published row; ``sqlanon__profile_counted`` without its name
-    check: the frame was built by ``_output_frame`` with the QI and SA names ``anonymize`` checked on
+    check: the frame was built by ``static_output._Output`` with the QI and SA names ``anonymize`` checked on
     the source); t and recursive diversity still read ``checked``.
     ``count_of``: a table whose row count the same statement reads (``published``)."""
     qi, sa = job.qi, job.sa
